@@ -1,0 +1,239 @@
+// Successor/predecessor relations for host-offload dataflow.
+#include "analysis/offload_utils.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace hloff {
+
+std::string InstructionAndShapeIndex::ToString() const {
+  return absl::StrCat("{Instr: ", instruction ? instruction->name() : "null",
+                      ", ShapeIndex: ", ShapeIndexToString(shape_index), "}");
+}
+
+bool IsMoveToHost(const Instruction* instr) {
+  return instr->IsCustomCall(kMoveToHostTarget);
+}
+bool IsMoveToDevice(const Instruction* instr) {
+  return instr->IsCustomCall(kMoveToDeviceTarget);
+}
+
+bool IsHostAsyncStart(const Instruction* instr) {
+  return instr->opcode() == HloOpcode::kAsyncStart &&
+         instr->async_execution_thread() == "host";
+}
+
+bool IsSynchronousCopyFromOrToHost(const Instruction* instr) {
+  if (instr->opcode() != HloOpcode::kCopy) return false;
+  const Shape& out = instr->shape();
+  const Shape& in = instr->operand(0)->shape();
+  if (!out.IsArray() || !in.IsArray() || !out.has_layout || !in.has_layout) {
+    return false;
+  }
+  return (out.memory_space() == kHostMemorySpace) !=
+         (in.memory_space() == kHostMemorySpace);
+}
+
+bool ComputeTypeIsHost(const Instruction* instr) {
+  auto value = instr->GetFrontendAttribute(kComputeTypeAttr);
+  return value.has_value() && *value == kComputeTypeHost;
+}
+
+bool CustomCallReusesBuffer(const Instruction* instr, int64_t operand_index) {
+  if (IsMoveToHost(instr) || IsMoveToDevice(instr)) return true;
+  for (const auto& alias : instr->output_to_operand_aliasing()) {
+    if (alias.operand == operand_index) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetSuccessors(
+    const InstructionAndShapeIndex& value, const CallGraph& call_graph) {
+  std::vector<InstructionAndShapeIndex> out;
+  Instruction* instr = value.instruction;
+  const ShapeIndex& index = value.shape_index;
+  if (instr->IsRoot()) {
+    for (Instruction* caller : call_graph.CallersOf(instr->parent())) {
+      out.push_back({caller, index});
+    }
+  }
+  for (Instruction* user : instr->users()) {
+    switch (user->opcode()) {
+      case HloOpcode::kTuple:
+        for (int64_t p : user->OperandIndices(instr)) {
+          ShapeIndex next = {p};
+          next.insert(next.end(), index.begin(), index.end());
+          out.push_back({user, next});
+        }
+        break;
+      case HloOpcode::kGetTupleElement:
+        if (index.empty()) {
+          return absl::UnimplementedError(absl::StrCat(
+              "get-tuple-element \"", user->name(),
+              "\" reads a tracked value as a whole (empty shape index); "
+              "XLA's host offloader fails a CHECK here"));
+        }
+        if (index.front() == user->tuple_index()) {
+          out.push_back({user, ShapeIndex(index.begin() + 1, index.end())});
+        }
+        break;
+      case HloOpcode::kCall:
+        for (int64_t p : user->OperandIndices(instr)) {
+          out.push_back({user->called_computations()[0]->parameter(p), index});
+        }
+        break;
+      case HloOpcode::kWhile: {
+        Computation* condition = user->called_computations()[0];
+        Computation* body = user->called_computations()[1];
+        for (const AttrSlot& slot : user->attr_slots()) {
+          if (slot.kind != AttrKind::kCalledComputations) continue;
+          if (slot.name == "condition") condition = user->called_computations()[slot.first];
+          if (slot.name == "body") body = user->called_computations()[slot.first];
+        }
+        for (int64_t p : user->OperandIndices(instr)) {
+          if (p < body->num_parameters()) out.push_back({body->parameter(p), index});
+          if (p < condition->num_parameters()) {
+            out.push_back({condition->parameter(p), index});
+          }
+        }
+        break;
+      }
+      case HloOpcode::kConditional:
+        for (int64_t p : user->OperandIndices(instr)) {
+          if (p == 0) {
+            return absl::UnimplementedError(absl::StrCat(
+                "the branch selector of conditional \"", user->name(),
+                "\" is host data; XLA's host offloader maps it to branch -1 "
+                "and fails"));
+          }
+          const auto& branches = user->called_computations();
+          if (p - 1 < static_cast<int64_t>(branches.size()) &&
+              branches[p - 1]->num_parameters() > 0) {
+            out.push_back({branches[p - 1]->parameter(0), index});
+          }
+        }
+        break;
+      case HloOpcode::kAsyncStart: {
+        if (user->called_computations().empty()) break;
+        Computation* wrapped = user->called_computations()[0];
+        for (int64_t p : user->OperandIndices(instr)) {
+          if (p < wrapped->num_parameters()) {
+            out.push_back({wrapped->parameter(p), index});
+          }
+        }
+        break;
+      }
+      case HloOpcode::kCustomCall: {
+        bool found = false;
+        for (int64_t p : user->OperandIndices(instr)) {
+          if (!CustomCallReusesBuffer(user, p)) continue;
+          if (found) {
+            return absl::InternalError(
+                "Found multiple operands of a custom call that reuse the same "
+                "output buffer.");
+          }
+          found = true;
+          out.push_back({user, index});
+        }
+        break;
+      }
+      default:
+        out.push_back({user, index});
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetPredecessors(
+    const InstructionAndShapeIndex& value, const CallGraph& call_graph,
+    std::optional<int64_t> operand_index) {
+  std::vector<InstructionAndShapeIndex> out;
+  Instruction* instr = value.instruction;
+  const ShapeIndex& index = value.shape_index;
+  auto operand_at = [&](int64_t i) -> absl::Status {
+    if (i < 0 || i >= instr->operand_count()) {
+      return absl::UnimplementedError(
+          absl::StrCat("instruction \"", instr->name(), "\" has no operand ", i));
+    }
+    out.push_back({instr->operand(i), index});
+    return absl::OkStatus();
+  };
+  switch (instr->opcode()) {
+    case HloOpcode::kGetTupleElement: {
+      ShapeIndex next = {instr->tuple_index()};
+      next.insert(next.end(), index.begin(), index.end());
+      out.push_back({instr->operand(0), next});
+      return out;
+    }
+    case HloOpcode::kTuple: {
+      if (index.empty() || index.front() >= instr->operand_count()) {
+        return absl::UnimplementedError(absl::StrCat(
+            "tuple \"", instr->name(),
+            "\" is tracked as a whole; XLA's host offloader fails a CHECK here"));
+      }
+      out.push_back({instr->operand(index.front()),
+                     ShapeIndex(index.begin() + 1, index.end())});
+      return out;
+    }
+    case HloOpcode::kCall:
+      out.push_back({instr->called_computations()[0]->root(), index});
+      return out;
+    case HloOpcode::kParameter: {
+      for (Instruction* caller : call_graph.CallersOf(instr->parent())) {
+        if (caller->opcode() == HloOpcode::kConditional) {
+          const auto& branches = caller->called_computations();
+          for (size_t b = 0; b < branches.size(); ++b) {
+            if (branches[b] == instr->parent() &&
+                static_cast<int64_t>(b + 1) < caller->operand_count()) {
+              out.push_back({caller->operand(b + 1), index});
+            }
+          }
+          continue;
+        }
+        if (instr->parameter_number() < caller->operand_count()) {
+          out.push_back({caller->operand(instr->parameter_number()), index});
+        }
+      }
+      return out;
+    }
+    case HloOpcode::kConditional:
+      for (Computation* branch : instr->called_computations()) {
+        out.push_back({branch->root(), index});
+      }
+      return out;
+    case HloOpcode::kWhile: {
+      Computation* body = instr->called_computations().size() > 1
+                              ? instr->called_computations()[1]
+                              : instr->called_computations()[0];
+      for (const AttrSlot& slot : instr->attr_slots()) {
+        if (slot.kind == AttrKind::kCalledComputations && slot.name == "body") {
+          body = instr->called_computations()[slot.first];
+        }
+      }
+      out.push_back({body->root(), index});
+      return out;
+    }
+    case HloOpcode::kDynamicSlice:
+    case HloOpcode::kDynamicUpdateSlice:
+      if (auto s = operand_at(operand_index.value_or(0)); !s.ok()) return s;
+      return out;
+    case HloOpcode::kPad:
+    case HloOpcode::kSend:
+      if (auto s = operand_at(0); !s.ok()) return s;
+      return out;
+    default:
+      if (operand_index.has_value()) {
+        if (auto s = operand_at(*operand_index); !s.ok()) return s;
+        return out;
+      }
+      if (instr->operand_count() != 1) {
+        return absl::UnimplementedError(absl::StrCat(
+            "instruction \"", instr->name(), "\" has ", instr->operand_count(),
+            " operands where one was expected; XLA's host offloader fails a "
+            "CHECK here"));
+      }
+      out.push_back({instr->operand(0), index});
+      return out;
+  }
+}
+
+}  // namespace hloff

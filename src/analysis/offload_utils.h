@@ -1,0 +1,80 @@
+// Dataflow over (instruction, shape index) pairs for host offloading: the
+// successor and predecessor relations of xla/service/host_offload_utils.cc
+// (GetSuccessors, GetPredecessors) as of the newest XLA (V6), using a call
+// graph built once instead of one per query. Analyses never mutate.
+#ifndef HLO_OFFLOAD_ANALYSIS_OFFLOAD_UTILS_H_
+#define HLO_OFFLOAD_ANALYSIS_OFFLOAD_UTILS_H_
+
+#include "absl/strings/string_view.h"
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/hash/hash.h"
+#include "absl/status/statusor.h"
+#include "analysis/call_graph.h"
+#include "ir/hlo.h"
+
+namespace hloff {
+
+// Custom-call targets of xla/service/memory_annotations.h.
+inline constexpr absl::string_view kMoveToHostTarget = "MoveToHost";
+inline constexpr absl::string_view kMoveToDeviceTarget = "MoveToDevice";
+inline constexpr absl::string_view kPinToDeviceTarget = "PinToDevice";
+inline constexpr absl::string_view kPinToDeviceSramTarget = "PinToDeviceSram";
+inline constexpr absl::string_view kAllocateBufferTarget = "AllocateBuffer";
+inline constexpr absl::string_view kDevicePlacementTarget =
+    "annotate_device_placement";
+inline constexpr absl::string_view kX64SplitLowTarget = "X64SplitLow";
+inline constexpr absl::string_view kX64SplitHighTarget = "X64SplitHigh";
+inline constexpr absl::string_view kBufferPlacementAttr = "_xla_buffer_placement";
+inline constexpr absl::string_view kComputeTypeAttr = "_xla_compute_type";
+inline constexpr absl::string_view kComputeTypeHost = "host";
+
+// (instruction, shape index): xla::host_offload_utils::InstructionAndShapeIndex.
+struct InstructionAndShapeIndex {
+  Instruction* instruction = nullptr;
+  ShapeIndex shape_index;
+
+  bool operator==(const InstructionAndShapeIndex& o) const {
+    return instruction == o.instruction && shape_index == o.shape_index;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const InstructionAndShapeIndex& v) {
+    return H::combine(std::move(h), v.instruction, v.shape_index);
+  }
+  // `{Instr: name, ShapeIndex: {1,0}}`, XLA's ToString.
+  std::string ToString() const;
+};
+
+bool IsMoveToHost(const Instruction* instr);
+bool IsMoveToDevice(const Instruction* instr);
+// An async-start running on the host thread (IsHostAsyncStart).
+bool IsHostAsyncStart(const Instruction* instr);
+// True for a copy whose operand and result both have layouts and exactly one
+// of them is in host memory (IsSynchronousCopyFromOrToHost).
+bool IsSynchronousCopyFromOrToHost(const Instruction* instr);
+bool ComputeTypeIsHost(const Instruction* instr);
+// Whether custom call `instr` writes its output into operand `operand_index`
+// (MoveToHost/MoveToDevice, or listed in output_to_operand_aliasing).
+bool CustomCallReusesBuffer(const Instruction* instr, int64_t operand_index);
+
+// Successors of a tracked value (main spec §3.3 GetSuccessors). Errors:
+// INTERNAL when a custom call aliases two operands to the output;
+// UNIMPLEMENTED where XLA would fail a CHECK (a get-tuple-element reached
+// with an empty shape index, a conditional's branch selector tracked).
+absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetSuccessors(
+    const InstructionAndShapeIndex& value, const CallGraph& call_graph);
+
+// Predecessors (V6 GetPredecessors, conditionals included). `operand_index`
+// picks the operand of multi-operand instructions. Errors: UNIMPLEMENTED where
+// XLA would fail a CHECK (tuple with empty index, several operands and no
+// operand index).
+absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetPredecessors(
+    const InstructionAndShapeIndex& value, const CallGraph& call_graph,
+    std::optional<int64_t> operand_index = std::nullopt);
+
+}  // namespace hloff
+
+#endif  // HLO_OFFLOAD_ANALYSIS_OFFLOAD_UTILS_H_

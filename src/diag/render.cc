@@ -1,0 +1,235 @@
+// Diagnostic renderers.
+#include "diag/render.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace hloff {
+namespace {
+
+absl::string_view SeverityName(Severity severity) {
+  switch (severity) {
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kNote:
+      return "note";
+  }
+  return "error";
+}
+
+// The text of 1-based `line` of `text` (without the newline).
+absl::string_view LineOf(absl::string_view text, uint32_t line) {
+  size_t start = 0;
+  for (uint32_t i = 1; i < line; ++i) {
+    size_t nl = text.find('\n', start);
+    if (nl == absl::string_view::npos) return {};
+    start = nl + 1;
+  }
+  size_t end = text.find('\n', start);
+  if (end == absl::string_view::npos) end = text.size();
+  return text.substr(start, end - start);
+}
+
+std::string Position(const SourceText& source, SourceLoc loc) {
+  if (!loc.known()) return absl::StrCat(source.path, ":");
+  return absl::StrCat(source.path, ":", loc.line, ":", loc.column, ":");
+}
+
+nlohmann::json IndexJson(const ShapeIndex& index) {
+  nlohmann::json out = nlohmann::json::array();
+  for (int64_t i : index) out.push_back(i);
+  return out;
+}
+
+}  // namespace
+
+std::string RenderText(const Diagnostic& d, const SourceText& source) {
+  std::string out = absl::StrCat(Position(source, d.loc), " ",
+                                 SeverityName(d.severity), ": ",
+                                 DiagCodeString(d.code), ": ",
+                                 DiagCodeName(d.code), ": ", d.message, "\n");
+  if (d.loc.known()) {
+    absl::string_view line = LineOf(source.text, d.loc.line);
+    if (!line.empty() && line.size() < 400) {
+      absl::StrAppend(&out, line, "\n",
+                      std::string(d.loc.column > 0 ? d.loc.column - 1 : 0, ' '),
+                      "^\n");
+    }
+  }
+  for (const Note& note : d.notes) {
+    absl::StrAppend(&out, "  ", Position(source, note.loc), " note: ",
+                    note.message, "\n");
+  }
+  if (!d.path.empty()) {
+    absl::StrAppend(&out, "  note: path taken:\n");
+    for (const PathHop& hop : d.path) {
+      absl::StrAppend(&out, "    ", Position(source, hop.loc), " ",
+                      hop.instruction, " ", ShapeIndexToString(hop.shape_index),
+                      " in ", hop.computation, "\n");
+    }
+  }
+  if (d.source.has_value()) {
+    std::string where = d.source->file.empty()
+                            ? std::string("")
+                            : absl::StrCat(d.source->file, ":", d.source->line);
+    absl::StrAppend(&out, "  note: from your program: ",
+                    where.empty() ? d.source->op_name
+                                  : absl::StrCat(where, d.source->op_name.empty()
+                                                            ? ""
+                                                            : " (" + d.source->op_name + ")"),
+                    "\n");
+  }
+  for (const Fix& fix : d.fixes) {
+    absl::StrAppend(&out, "  note: fix (", fix.strategy, "): ", fix.description,
+                    "\n");
+  }
+  if (d.severity == Severity::kError) {
+    absl::StrAppend(&out, "  note: see ", DiagCodeHelpUri(d.code),
+                    " or run `hlo-offload explain ", DiagCodeString(d.code),
+                    "`\n");
+  }
+  return out;
+}
+
+std::string RenderXla(const Diagnostic& d) {
+  absl::Status status = ToXlaStatus(d);
+  if (status.ok()) return absl::StrCat("WARNING: ", d.message);
+  return status.ToString();
+}
+
+nlohmann::json DiagnosticToJson(const Diagnostic& d) {
+  nlohmann::json j;
+  j["severity"] = std::string(SeverityName(d.severity));
+  j["code"] = std::string(DiagCodeString(d.code));
+  j["name"] = std::string(DiagCodeName(d.code));
+  j["message"] = d.message;
+  if (!d.instruction.empty()) j["instruction"] = d.instruction;
+  if (!d.computation.empty()) j["computation"] = d.computation;
+  if (!d.start.empty()) j["start"] = d.start;
+  if (d.output_index.has_value()) j["output_index"] = IndexJson(*d.output_index);
+  if (d.loc.known()) {
+    j["location"] = {{"line", d.loc.line}, {"column", d.loc.column}};
+  }
+  if (!d.path.empty()) {
+    nlohmann::json path = nlohmann::json::array();
+    for (const PathHop& hop : d.path) {
+      nlohmann::json h = {{"instruction", hop.instruction},
+                          {"computation", hop.computation},
+                          {"shape_index", IndexJson(hop.shape_index)}};
+      if (hop.loc.known()) {
+        h["location"] = {{"line", hop.loc.line}, {"column", hop.loc.column}};
+      }
+      path.push_back(std::move(h));
+    }
+    j["path"] = std::move(path);
+  }
+  if (d.source.has_value()) {
+    nlohmann::json s;
+    if (!d.source->file.empty()) s["file"] = d.source->file;
+    if (d.source->line != 0) s["line"] = d.source->line;
+    if (!d.source->op_name.empty()) s["op_name"] = d.source->op_name;
+    j["source"] = std::move(s);
+  }
+  if (!d.notes.empty()) {
+    nlohmann::json notes = nlohmann::json::array();
+    for (const Note& note : d.notes) {
+      nlohmann::json n = {{"message", note.message}};
+      if (note.loc.known()) {
+        n["location"] = {{"line", note.loc.line}, {"column", note.loc.column}};
+      }
+      notes.push_back(std::move(n));
+    }
+    j["notes"] = std::move(notes);
+  }
+  nlohmann::json fixes = nlohmann::json::array();
+  for (const Fix& fix : d.fixes) {
+    fixes.push_back({{"strategy", fix.strategy}, {"description", fix.description}});
+  }
+  j["fixes"] = std::move(fixes);
+  j["help_uri"] = DiagCodeHelpUri(d.code);
+  return j;
+}
+
+nlohmann::json RenderSarif(const std::vector<FileDiagnostics>& files,
+                           absl::string_view tool_version) {
+  nlohmann::json rules = nlohmann::json::array();
+  for (DiagCode code : AllDiagCodes()) {
+    rules.push_back(
+        {{"id", std::string(DiagCodeString(code))},
+         {"name", std::string(DiagCodeName(code))},
+         {"shortDescription", {{"text", std::string(DiagCodeSummary(code))}}},
+         {"helpUri", DiagCodeHelpUri(code)},
+         {"defaultConfiguration",
+          {{"level", DiagCodeSeverity(code) == Severity::kError ? "error"
+                                                                : "warning"}}}});
+  }
+  nlohmann::json results = nlohmann::json::array();
+  for (const FileDiagnostics& file : files) {
+    for (const Diagnostic& d : file.diagnostics) {
+      auto location = [&](SourceLoc loc, absl::string_view message) {
+        nlohmann::json physical = {
+            {"artifactLocation", {{"uri", file.file}}}};
+        if (loc.known()) {
+          physical["region"] = {{"startLine", loc.line},
+                                {"startColumn", loc.column}};
+        }
+        nlohmann::json l = {{"physicalLocation", physical}};
+        if (!message.empty()) l["message"] = {{"text", std::string(message)}};
+        return l;
+      };
+      nlohmann::json result = {
+          {"ruleId", std::string(DiagCodeString(d.code))},
+          {"level", d.severity == Severity::kError ? "error" : "warning"},
+          {"message", {{"text", d.message}}},
+          {"locations", nlohmann::json::array({location(d.loc, "")})}};
+      int rule_index = 0;
+      for (DiagCode code : AllDiagCodes()) {
+        if (code == d.code) break;
+        ++rule_index;
+      }
+      result["ruleIndex"] = rule_index;
+      if (!d.path.empty()) {
+        nlohmann::json locations = nlohmann::json::array();
+        for (const PathHop& hop : d.path) {
+          locations.push_back(
+              {{"location",
+                location(hop.loc, absl::StrCat(hop.instruction, " ",
+                                               ShapeIndexToString(hop.shape_index),
+                                               " in ", hop.computation))}});
+        }
+        result["codeFlows"] = nlohmann::json::array(
+            {{{"threadFlows",
+               nlohmann::json::array({{{"locations", locations}}})}}});
+      }
+      if (!d.fixes.empty()) {
+        nlohmann::json props = nlohmann::json::array();
+        for (const Fix& fix : d.fixes) {
+          props.push_back({{"strategy", fix.strategy},
+                           {"description", fix.description}});
+        }
+        result["properties"] = {{"fixes", props}};
+      }
+      if (d.output_index.has_value()) {
+        result["properties"]["output_index"] =
+            nlohmann::json(std::vector<int64_t>(d.output_index->begin(),
+                                                d.output_index->end()));
+      }
+      results.push_back(std::move(result));
+    }
+  }
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs",
+           nlohmann::json::array(
+               {{{"tool",
+                  {{"driver",
+                    {{"name", "hlo-offload"},
+                     {"version", std::string(tool_version)},
+                     {"informationUri", "https://openxla.org/xla/errors/error_1200"},
+                     {"rules", rules}}}}},
+                 {"results", results}}})}};
+}
+
+}  // namespace hloff

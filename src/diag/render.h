@@ -1,0 +1,44 @@
+// Renderers for diagnostics: GNU text with the source line and a caret (LLVM
+// SMDiagnostic style) and indented notes, XLA's status text, JSON (the
+// contract of docs/CLI.md) and SARIF 2.1.0.
+#ifndef HLO_OFFLOAD_DIAG_RENDER_H_
+#define HLO_OFFLOAD_DIAG_RENDER_H_
+
+#include "absl/strings/string_view.h"
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "diag/diagnostic.h"
+#include "nlohmann/json.hpp"
+
+namespace hloff {
+
+// The text a diagnostic points into, to show source lines.
+struct SourceText {
+  std::string path;
+  absl::string_view text;  // the whole file
+};
+
+// `path:line:col: error: E1200: Name: message`, the source line, a caret,
+// then `  path:line:col: note: ...` lines and the documentation link.
+std::string RenderText(const Diagnostic& diagnostic, const SourceText& source);
+
+// What XLA's status prints, e.g. "INVALID_ARGUMENT: E1200: ...:\n...\nSee ...".
+std::string RenderXla(const Diagnostic& diagnostic);
+
+// One diagnostic as a JSON object (keys of docs/CLI.md).
+nlohmann::json DiagnosticToJson(const Diagnostic& diagnostic);
+
+// A whole SARIF 2.1.0 log for the given files' diagnostics.
+struct FileDiagnostics {
+  std::string file;
+  std::string module;
+  std::vector<Diagnostic> diagnostics;
+};
+nlohmann::json RenderSarif(const std::vector<FileDiagnostics>& files,
+                           absl::string_view tool_version);
+
+}  // namespace hloff
+
+#endif  // HLO_OFFLOAD_DIAG_RENDER_H_

@@ -1,0 +1,34 @@
+// HLO opcodes: one enum generated from the X-macro list in opcodes.def, with the
+// printed spelling of each. Mirrors xla/hlo/ir/hlo_opcode.h (HloOpcodeString,
+// StringToHloOpcode).
+#ifndef HLO_OFFLOAD_IR_OPCODE_H_
+#define HLO_OFFLOAD_IR_OPCODE_H_
+
+#include "absl/strings/string_view.h"
+#include <optional>
+#include <string_view>
+
+namespace hloff {
+
+enum class HloOpcode {
+#define X(name, spelling, historical) k##name,
+#include "ir/opcodes.def"
+#undef X
+};
+
+// The text spelling of `opcode`, e.g. "get-tuple-element".
+absl::string_view HloOpcodeString(HloOpcode opcode);
+
+// The opcode whose spelling is exactly `spelling`; nullopt when there is none.
+// Async sugar (`reduce-scatter-start`) is not resolved here; see the parser.
+std::optional<HloOpcode> StringToHloOpcode(absl::string_view spelling);
+
+// True for the elementwise-free "pure memory" opcodes of
+// host_offload_utils.cc IsValidDuringPureMemoryOffload (V5/V6 list: GTE,
+// bitcast, tuple, call, while, conditional, parameter, opt-barrier,
+// async-start, async-done, custom-call, send, recv, send-done, recv-done).
+bool IsValidDuringPureMemoryOffload(HloOpcode opcode);
+
+}  // namespace hloff
+
+#endif  // HLO_OFFLOAD_IR_OPCODE_H_

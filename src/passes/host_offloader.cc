@@ -1,0 +1,1230 @@
+// HostOffloader (main spec §3.4 as amended by the V6 addendum).
+#include "passes/host_offloader.h"
+
+#include <deque>
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "analysis/call_graph.h"
+#include "analysis/offload_utils.h"
+#include "text/printer.h"
+
+namespace hloff {
+namespace {
+
+using IAS = InstructionAndShapeIndex;
+
+std::string Quoted(const Instruction* instr) {
+  return absl::StrCat("\"", instr->name(), "\"");
+}
+
+// Memory space of the array leaf at `index` (0 for non-arrays).
+int64_t MemorySpaceAt(const Instruction* instr, const ShapeIndex& index) {
+  const Shape* sub = shape_util::TryGetSubshape(instr->shape(), index);
+  return sub == nullptr ? kDefaultMemorySpace : sub->memory_space();
+}
+
+// True when the subshape at `index` is an array in host memory, or a tuple
+// whose array leaves all are (and that has at least one).
+bool SubshapeIsHost(const Shape& shape, const ShapeIndex& index) {
+  const Shape* sub = shape_util::TryGetSubshape(shape, index);
+  if (sub == nullptr) return false;
+  bool any = false, all = true;
+  ShapeIndex scratch;
+  shape_util::ForEachSubshape(
+      *sub,
+      [&](const Shape& leaf, const ShapeIndex&) {
+        if (!leaf.IsArray()) return;
+        any = true;
+        all &= leaf.memory_space() == kHostMemorySpace;
+      },
+      scratch);
+  return any && all;
+}
+
+Shape WithMemorySpace(Shape shape, int64_t memory_space) {
+  shape_util::SetMemorySpaceOfLeaves(shape, memory_space);
+  return shape;
+}
+
+Computation* WhileBody(const Instruction* instr) {
+  for (const AttrSlot& slot : instr->attr_slots()) {
+    if (slot.kind == AttrKind::kCalledComputations && slot.name == "body") {
+      return instr->called_computations()[slot.first];
+    }
+  }
+  return instr->called_computations().back();
+}
+
+Computation* WhileCondition(const Instruction* instr) {
+  for (const AttrSlot& slot : instr->attr_slots()) {
+    if (slot.kind == AttrKind::kCalledComputations && slot.name == "condition") {
+      return instr->called_computations()[slot.first];
+    }
+  }
+  return instr->called_computations().front();
+}
+
+class Offloader {
+ public:
+  Offloader(Module& module, const PassContext& context)
+      : module_(module), context_(context), call_graph_(module) {}
+
+  absl::StatusOr<bool> Run();
+
+ private:
+  // ---- reporting ----
+  void Trace(int level, absl::string_view line) const {
+    context_.Trace(level, line);
+  }
+  absl::Status Fail(DiagCode code, std::string message,
+                    const Instruction* instr) {
+    Diagnostic d = MakeDiagnostic(code, std::move(message), instr);
+    absl::Status status = ToXlaStatus(d);
+    if (context_.diagnostics) context_.diagnostics->Emit(std::move(d));
+    return status;
+  }
+  absl::Status FailFrom(const absl::Status& status, const Instruction* instr) {
+    DiagCode code = DiagCode::kHO9002;
+    if (status.code() == absl::StatusCode::kInternal) code = DiagCode::kHO1006;
+    return Fail(code, std::string(status.message()), instr);
+  }
+  void Warn(DiagCode code, std::string message, const Instruction* instr) {
+    if (!warned_.insert({code, instr}).second) return;
+    if (context_.diagnostics) {
+      Diagnostic d = MakeDiagnostic(code, std::move(message), instr);
+      d.severity = Severity::kWarning;
+      context_.diagnostics->Emit(std::move(d));
+    }
+  }
+
+  // ---- steps ----
+  bool RemoveHostMemorySpaceFromAllShapes();
+  absl::StatusOr<bool> HandleRedundantCopiesBackToHost(Instruction* start);
+  absl::StatusOr<bool> HandleMoveToHostCustomCall(Instruction* mth);
+  absl::StatusOr<std::vector<IAS>> GetStartingInstructions(Instruction* mth);
+  // `origin` is the MoveToHost or host parameter the tensor comes from.
+  absl::Status WalkDownHostMemoryOffloadPaths(
+      const IAS& start, bool insert_copy_before,
+      std::optional<int64_t> operand_index, const Instruction* origin);
+  absl::StatusOr<bool> SliceLeadsToMoveToDevice(Instruction* slice);
+  absl::Status InsertCopyBetween(const IAS& before, const IAS& after,
+                                 std::optional<int64_t> operand_index);
+  absl::Status MarkHostCompute(Instruction* instr);
+  void DynamifySlice(Instruction* slice);
+  absl::Status HandleDynamicUpdateSlices();
+  absl::Status CreateAllocateBufferForDynamicUpdateSlice(Instruction* dus);
+  bool RemoveMoveToDevices();
+  bool ApplySchedulingFix();
+  bool CseCreatedCopies();
+  void ReportOutputError(const IAS& start, const IAS& root,
+                         const absl::flat_hash_map<IAS, IAS>& previous,
+                         const Instruction* origin);
+  Instruction* NewCopy(Instruction* operand, int64_t memory_space);
+  void SetMemorySpace(Instruction* instr, const ShapeIndex& index,
+                      int64_t memory_space);
+
+  Module& module_;
+  const PassContext& context_;
+  CallGraph call_graph_;
+  bool changed_ = false;
+
+  absl::flat_hash_set<const Instruction*> visited_move_to_host_;
+  absl::flat_hash_set<const Instruction*> dus_already_allocated_;
+  absl::flat_hash_map<const Instruction*, Instruction*> copies_created_after_;
+  absl::flat_hash_set<std::pair<const Instruction*, int64_t>>
+      already_inserted_copy_before_;
+  absl::flat_hash_set<const Instruction*> move_to_device_with_copy_;
+  std::vector<Instruction*> seen_dus_;
+  absl::flat_hash_set<const Instruction*> seen_dus_set_;
+  absl::flat_hash_set<const Instruction*> annotated_dus_;
+  absl::flat_hash_map<const Instruction*, bool> slice_leads_to_device_;
+  std::vector<Instruction*> created_copies_;
+  absl::flat_hash_set<std::pair<DiagCode, const Instruction*>> warned_;
+  std::vector<absl::Status> output_errors_;
+};
+
+Instruction* Offloader::NewCopy(Instruction* operand, int64_t memory_space) {
+  Computation* comp = operand->parent();
+  Instruction* copy =
+      comp->AddInstruction(HloOpcode::kCopy,
+                           WithMemorySpace(operand->shape(), memory_space),
+                           {operand}, "copy");
+  created_copies_.push_back(copy);
+  changed_ = true;
+  return copy;
+}
+
+void Offloader::SetMemorySpace(Instruction* instr, const ShapeIndex& index,
+                               int64_t memory_space) {
+  Shape* sub = shape_util::TryGetMutableSubshape(*instr->mutable_shape(), index);
+  if (sub == nullptr) return;
+  if (shape_util::SetMemorySpaceOfLeaves(*sub, memory_space)) changed_ = true;
+}
+
+bool Offloader::RemoveHostMemorySpaceFromAllShapes() {
+  bool changed = false;
+  for (const auto& comp : module_.computations()) {
+    for (const auto& instr : comp->raw_instructions()) {
+      ShapeIndex index;
+      shape_util::ForEachMutableSubshape(
+          *instr->mutable_shape(),
+          [&](Shape& sub, const ShapeIndex&) {
+            if (sub.IsArray() && sub.has_layout &&
+                sub.layout.memory_space == kHostMemorySpace) {
+              sub.layout.memory_space = kDefaultMemorySpace;
+              changed = true;
+            }
+          },
+          index);
+    }
+  }
+  return changed;
+}
+
+absl::Status Offloader::MarkHostCompute(Instruction* instr) {
+  Warn(DiagCode::kHO2001,
+       absl::StrCat("Found an instruction (\"", instr->name(),
+                    "\") which does device compute in host memory space. "
+                    "Converting into host compute. This is likely to have a "
+                    "very slow execution time. If you're using JAX, use "
+                    "device_put() to move the inputs to the device so that "
+                    "computation happens on the device."),
+       instr);
+  if (context_.options.disable_automatic_host_compute_offload &&
+      !(instr->opcode() == HloOpcode::kCopy &&
+        context_.options
+            .allow_h2h_copy_when_automatic_host_compute_offload_disabled)) {
+    return Fail(DiagCode::kHO1001,
+                "Automatic host compute offloading is disabled.", instr);
+  }
+  if (instr->AddFrontendAttribute(kComputeTypeAttr, kComputeTypeHost)) {
+    changed_ = true;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> Offloader::SliceLeadsToMoveToDevice(Instruction* slice) {
+  auto cached = slice_leads_to_device_.find(slice);
+  if (cached != slice_leads_to_device_.end()) return cached->second;
+  std::deque<IAS> queue;
+  absl::flat_hash_set<IAS> seen;
+  auto first = GetSuccessors({slice, {}}, call_graph_);
+  if (!first.ok()) return first.status();
+  for (auto& s : *first) {
+    if (seen.insert(s).second) queue.push_back(s);
+  }
+  bool result = true;
+  while (!queue.empty() && result) {
+    IAS current = queue.front();
+    queue.pop_front();
+    Instruction* instr = current.instruction;
+    if (IsMoveToDevice(instr)) continue;
+    bool hop = false;
+    switch (instr->opcode()) {
+      case HloOpcode::kBitcast:
+      case HloOpcode::kCopy:
+      case HloOpcode::kTuple:
+      case HloOpcode::kOptimizationBarrier:
+      case HloOpcode::kGetTupleElement:
+      case HloOpcode::kParameter:
+      case HloOpcode::kWhile:
+        hop = true;
+        break;
+      case HloOpcode::kReshape:
+        hop = shape_util::ReshapeIsBitcast(instr->operand(0)->shape(),
+                                           instr->shape());
+        break;
+      case HloOpcode::kReduce:
+        hop = shape_util::TrueRank(instr->operand(0)->shape()) ==
+              shape_util::TrueRank(instr->shape());
+        break;
+      default:
+        break;
+    }
+    if (!hop) {
+      absl::string_view kind = slice->opcode() == HloOpcode::kSlice
+                                  ? "slice"
+                                  : "dynamic-slice";
+      Warn(DiagCode::kHO2002,
+           absl::StrCat("Encountered ", kind,
+                        " on tensor which is in host memory. ", slice->name(),
+                        " does not move the tensor back to device. ",
+                        slice->name(), " will be converted into host compute."),
+           slice);
+      result = false;
+      break;
+    }
+    auto next = GetSuccessors(current, call_graph_);
+    if (!next.ok()) return next.status();
+    for (auto& s : *next) {
+      if (seen.insert(s).second) queue.push_back(s);
+    }
+  }
+  slice_leads_to_device_[slice] = result;
+  return result;
+}
+
+void Offloader::ReportOutputError(const IAS& start, const IAS& root,
+                                  const absl::flat_hash_map<IAS, IAS>& previous,
+                                  const Instruction* origin) {
+  Diagnostic d = MakeDiagnostic(
+      DiagCode::kE1200,
+      absl::StrCat("Tensor which is moved to host (starting from ",
+                   start.instruction->name(),
+                   ") is returned from the entry computation but the layout "
+                   "for this output is not set to host memory."),
+      start.instruction);
+  d.start = start.instruction->name();
+  d.output_index = root.shape_index;
+  // The first-discovery (shortest) path from the start to the root.
+  std::vector<IAS> hops = {root};
+  for (auto it = previous.find(root); it != previous.end();
+       it = previous.find(it->second)) {
+    hops.push_back(it->second);
+    if (it->second == start || hops.size() > previous.size() + 1) break;
+  }
+  std::reverse(hops.begin(), hops.end());
+  if (context_.TraceOn(1)) {
+    context_.Trace(0, "Instruction trace leading to error:");
+    for (const IAS& hop : hops) context_.Trace(1, absl::StrCat("  ", hop.ToString()));
+  }
+  if (origin != nullptr && origin != start.instruction) {
+    d.path.push_back(PathHop{origin->name(), origin->parent()->name(), {},
+                             origin->loc()});
+  }
+  for (const IAS& hop : hops) {
+    d.path.push_back(PathHop{hop.instruction->name(),
+                             hop.instruction->parent()->name(),
+                             hop.shape_index, hop.instruction->loc()});
+  }
+  if (origin != nullptr) {
+    // The user's line: the annotation's metadata, else the start's.
+    const OpMetadata* md = &origin->metadata();
+    if (md->empty()) md = &start.instruction->metadata();
+    if (!md->empty()) {
+      ProgramSource source;
+      source.op_name = md->op_name;
+      if (auto pos = module_.ResolveSource(*md)) {
+        source.file = pos->file;
+        source.line = pos->line;
+      }
+      d.source = std::move(source);
+    }
+    d.notes.push_back(Note{
+        absl::StrCat(origin->opcode() == HloOpcode::kParameter
+                         ? "host-memory entry parameter "
+                         : "moved to host by ",
+                     origin->name()),
+        origin->loc()});
+  }
+  absl::Status status = ToXlaStatus(d);
+  if (context_.diagnostics) context_.diagnostics->Emit(std::move(d));
+  output_errors_.push_back(status);
+}
+
+absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
+    const IAS& start, bool insert_copy_before,
+    std::optional<int64_t> operand_index, const Instruction* origin) {
+  if (context_.TraceOn(3)) {
+    Trace(3, absl::StrCat("Walking down host memory offload paths starting "
+                          "from (",
+                          start.instruction->name(), ", ",
+                          ShapeIndexToString(start.shape_index),
+                          "). Insert copy before: ",
+                          insert_copy_before ? "true" : "false"));
+  }
+  std::vector<Instruction*> mth_to_remove;
+  std::vector<Instruction*> slices_to_dynamify;
+  std::vector<Instruction*> mtd_to_copy_before;
+  std::vector<Instruction*> x64_split_users;
+  std::vector<IAS> buffers_to_set_to_host;
+  absl::flat_hash_map<IAS, IAS> previous;
+  absl::flat_hash_set<IAS> queued = {start};
+  std::deque<IAS> queue = {start};
+  Computation* entry = module_.entry();
+
+  while (!queue.empty()) {
+    IAS current = queue.front();
+    queue.pop_front();
+    Instruction* instr = current.instruction;
+    if (context_.TraceOn(4)) {
+      Trace(4, absl::StrCat("Visiting instruction: ", current.ToString()));
+    }
+    bool save = true;
+    bool expand = true;
+    if (IsMoveToHost(instr)) {
+      visited_move_to_host_.insert(instr);
+      mth_to_remove.push_back(instr);
+    } else if (IsMoveToDevice(instr)) {
+      mtd_to_copy_before.push_back(instr);
+      continue;
+    } else if (instr->opcode() == HloOpcode::kDynamicUpdateSlice) {
+      if (seen_dus_set_.insert(instr).second) seen_dus_.push_back(instr);
+      if (instr == start.instruction) annotated_dus_.insert(instr);
+      save = false;
+    } else if (IsValidDuringPureMemoryOffload(instr->opcode())) {
+      if (instr->opcode() == HloOpcode::kAsyncStart) {
+        save = false;
+      } else if (instr->opcode() == HloOpcode::kAsyncDone) {
+        ShapeIndex index = {1};
+        index.insert(index.end(), current.shape_index.begin(),
+                     current.shape_index.end());
+        buffers_to_set_to_host.push_back({instr->operand(0), index});
+      } else if (instr->opcode() == HloOpcode::kParameter) {
+        for (Instruction* caller : call_graph_.CallersOf(instr->parent())) {
+          if (caller->opcode() != HloOpcode::kAsyncStart) continue;
+          ShapeIndex index = {0, instr->parameter_number()};
+          index.insert(index.end(), current.shape_index.begin(),
+                       current.shape_index.end());
+          buffers_to_set_to_host.push_back({caller, index});
+        }
+      }
+    } else if (instr->opcode() == HloOpcode::kDynamicSlice ||
+               instr->opcode() == HloOpcode::kSlice) {
+      auto leads = SliceLeadsToMoveToDevice(instr);
+      if (!leads.ok()) return FailFrom(leads.status(), instr);
+      if (*leads) {
+        if (instr->opcode() == HloOpcode::kSlice) {
+          slices_to_dynamify.push_back(instr);
+        }
+        continue;
+      }
+      if (auto s = MarkHostCompute(instr); !s.ok()) return s;
+    } else if (instr->opcode() == HloOpcode::kCopy &&
+               !(instr->shape() == instr->operand(0)->shape())) {
+      // A layout-changing copy: a host->host layout change, not compute.
+    } else {
+      if (auto s = MarkHostCompute(instr); !s.ok()) return s;
+    }
+    for (Instruction* user : instr->users()) {
+      if (user->IsCustomCall(kX64SplitLowTarget) ||
+          user->IsCustomCall(kX64SplitHighTarget)) {
+        x64_split_users.push_back(user);
+      }
+    }
+    if (save) buffers_to_set_to_host.push_back(current);
+
+    if (instr->IsRoot() && instr->parent() == entry) {
+      const Shape& result = module_.entry_computation_layout().result;
+      if (SubshapeIsHost(result, current.shape_index)) {
+        if (context_.TraceOn(2)) {
+          Trace(2, absl::StrCat("Memory offloaded starting from ",
+                                start.ToString(), " is output streamed"));
+        }
+        expand = false;
+      } else if (context_.options.fix_entry_layout_unless_customized &&
+                 [&] {
+                   const Shape* sub = shape_util::TryGetSubshape(
+                       result, current.shape_index);
+                   return sub != nullptr && sub->IsArray() &&
+                          !sub->layout.HasCustomization();
+                 }()) {
+        Shape* sub = shape_util::TryGetMutableSubshape(
+            module_.entry_computation_layout().result, current.shape_index);
+        sub->layout.memory_space = kHostMemorySpace;
+        changed_ = true;
+        if (context_.TraceOn(2)) {
+          Trace(2, absl::StrCat("Memory offloaded starting from ",
+                                start.ToString(),
+                                " is output streamed (layout updated)"));
+        }
+        expand = false;
+      } else {
+        ReportOutputError(start, current, previous, origin);
+        if (!context_.options.report_all_output_errors) {
+          return output_errors_.front();
+        }
+        expand = false;
+      }
+    }
+    if (!expand) continue;
+    auto successors = GetSuccessors(current, call_graph_);
+    if (!successors.ok()) return FailFrom(successors.status(), instr);
+    for (IAS& s : *successors) {
+      if (MemorySpaceAt(s.instruction, s.shape_index) == kHostMemorySpace) {
+        continue;  // already host from an earlier walk
+      }
+      if (!queued.insert(s).second) continue;
+      previous.emplace(s, current);
+      queue.push_back(std::move(s));
+    }
+  }
+
+  // Mutations happen only after the walk.
+  for (const IAS& buffer : buffers_to_set_to_host) {
+    if (context_.TraceOn(2)) {
+      Trace(2, absl::StrCat("Setting ", buffer.ToString(),
+                            " to memory space 5"));
+    }
+    SetMemorySpace(buffer.instruction, buffer.shape_index, kHostMemorySpace);
+  }
+  if (insert_copy_before) {
+    auto predecessors = GetPredecessors(start, call_graph_, operand_index);
+    if (!predecessors.ok()) return FailFrom(predecessors.status(), start.instruction);
+    if (predecessors->size() != 1) {
+      return Fail(DiagCode::kHO9002,
+                  absl::StrCat("the offload walk starting at \"",
+                               start.instruction->name(), "\" has ",
+                               predecessors->size(),
+                               " predecessors where XLA requires exactly one"),
+                  start.instruction);
+    }
+    if (auto s = InsertCopyBetween(predecessors->front(), start, operand_index);
+        !s.ok()) {
+      return s;
+    }
+  }
+  for (Instruction* mtd : mtd_to_copy_before) {
+    if (!move_to_device_with_copy_.insert(mtd).second) continue;
+    Instruction* copy = NewCopy(mtd->operand(0), kDefaultMemorySpace);
+    mtd->ReplaceOperandWith(0, copy);
+    Trace(1, absl::StrCat("Inserted copy ", Quoted(copy),
+                          " before custom call ", Quoted(mtd)));
+  }
+  if (!x64_split_users.empty()) {
+    Warn(DiagCode::kHO2003,
+         "64-bit type on device is decomposed into 32-bit types very early "
+         "on so host offloader only sees 32-bit types. Thus the current "
+         "handling of 64-bit type host offloading might be sub-optimal",
+         x64_split_users.front());
+    for (Instruction* user : x64_split_users) {
+      Instruction* copy = NewCopy(user->operand(0), kDefaultMemorySpace);
+      user->ReplaceOperandWith(0, copy);
+    }
+  }
+  for (Instruction* mth : mth_to_remove) {
+    if (mth->IsDead()) continue;
+    Trace(1, absl::StrCat("Removing MoveToHost custom call ", Quoted(mth)));
+    if (!shape_util::Compatible(mth->shape(), mth->operand(0)->shape())) {
+      return Fail(DiagCode::kHO1008,
+                  absl::StrCat("MoveToHost \"", mth->name(), "\" has shape ",
+                               ShapeToString(mth->shape()),
+                               " but its operand has shape ",
+                               ShapeToString(mth->operand(0)->shape())),
+                  mth);
+    }
+    mth->ReplaceAllUsesWith(mth->operand(0));
+    mth->parent()->RemoveInstruction(mth);
+    changed_ = true;
+  }
+  for (Instruction* slice : slices_to_dynamify) {
+    if (!slice->IsDead()) DynamifySlice(slice);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Offloader::InsertCopyBetween(const IAS& before, const IAS& after,
+                                          std::optional<int64_t> operand_index) {
+  if (context_.TraceOn(3)) {
+    Trace(3, absl::StrCat("InsertCopyBetween: ", before.ToString(), " and ",
+                          after.ToString()));
+  }
+  Instruction* producer = before.instruction;
+  std::vector<std::pair<Instruction*, int64_t>> targets;
+  if (after.instruction->opcode() == HloOpcode::kParameter) {
+    for (Instruction* caller :
+         call_graph_.CallersOf(after.instruction->parent())) {
+      for (int64_t p : caller->OperandIndices(producer)) {
+        targets.emplace_back(caller, p);
+      }
+    }
+  } else {
+    int64_t index = operand_index.value_or(-1);
+    if (index < 0) {
+      auto indices = after.instruction->OperandIndices(producer);
+      index = indices.empty() ? 0 : indices.front();
+    }
+    targets.emplace_back(after.instruction, index);
+  }
+  for (auto [target, index] : targets) {
+    if (!already_inserted_copy_before_.insert({target, index}).second) continue;
+    Instruction* copy = nullptr;
+    if (IsSynchronousCopyFromOrToHost(producer) &&
+        producer->shape().memory_space() == kHostMemorySpace) {
+      copy = producer;
+    } else {
+      auto it = copies_created_after_.find(producer);
+      if (it != copies_created_after_.end()) {
+        copy = it->second;
+      } else {
+        copy = NewCopy(producer, kHostMemorySpace);
+        copies_created_after_[producer] = copy;
+      }
+    }
+    for (int64_t p : target->OperandIndices(producer)) {
+      target->ReplaceOperandWith(p, copy);
+    }
+    changed_ = true;
+    if (context_.TraceOn(2)) {
+      Trace(2, absl::StrCat("Inserted copy ", Quoted(copy), " between ",
+                            Quoted(producer), " and ", Quoted(target)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void Offloader::DynamifySlice(Instruction* slice) {
+  Computation* comp = slice->parent();
+  std::vector<Instruction*> operands = {slice->operand(0)};
+  std::vector<int64_t> sizes;
+  Shape scalar;
+  scalar.element_type = PrimitiveType::kS32;
+  scalar.has_layout = true;
+  for (const auto& dim : slice->slice_dims()) {
+    Instruction* index =
+        comp->AddInstruction(HloOpcode::kConstant, scalar, {}, "constant");
+    InstructionBuilder::SetLiteral(index, absl::StrCat(dim.start));
+    operands.push_back(index);
+    sizes.push_back(dim.limit - dim.start);
+  }
+  Instruction* ds = comp->AddInstruction(HloOpcode::kDynamicSlice,
+                                         slice->shape(), operands,
+                                         "dynamic-slice");
+  InstructionBuilder::SetDynamicSliceSizes(ds, std::move(sizes));
+  ds->set_origin(slice->metadata(), slice->loc());
+  slice->ReplaceAllUsesWith(ds);
+  comp->RemoveInstruction(slice);
+  changed_ = true;
+  if (context_.TraceOn(2)) {
+    Trace(2, absl::StrCat("Changed slice ", Quoted(slice),
+                          " into dynamic slice ", Quoted(ds)));
+  }
+}
+
+absl::StatusOr<std::vector<IAS>> Offloader::GetStartingInstructions(
+    Instruction* mth) {
+  std::vector<IAS> starts;
+  std::deque<IAS> queue;
+  absl::flat_hash_set<IAS> seen;
+  auto first = GetSuccessors({mth, {}}, call_graph_);
+  if (!first.ok()) return first.status();
+  for (auto& s : *first) {
+    if (seen.insert(s).second) queue.push_back(s);
+  }
+  while (!queue.empty()) {
+    IAS current = queue.front();
+    queue.pop_front();
+    Instruction* instr = current.instruction;
+    bool hop = false;
+    if (instr->opcode() == HloOpcode::kBitcast ||
+        instr->opcode() == HloOpcode::kCopy) {
+      hop = true;
+    } else if (instr->opcode() == HloOpcode::kReshape) {
+      hop = shape_util::ReshapeIsBitcast(instr->operand(0)->shape(),
+                                         instr->shape());
+    }
+    if (instr->opcode() == HloOpcode::kDynamicUpdateSlice || !hop) {
+      starts.push_back(current);
+      continue;
+    }
+    auto next = GetSuccessors(current, call_graph_);
+    if (!next.ok()) return next.status();
+    for (auto& s : *next) {
+      if (seen.insert(s).second) queue.push_back(s);
+    }
+  }
+  return starts;
+}
+
+absl::StatusOr<bool> Offloader::HandleMoveToHostCustomCall(Instruction* mth) {
+  if (visited_move_to_host_.contains(mth) || mth->IsDead()) return false;
+  Trace(1, absl::StrCat("Offloading ", Quoted(mth->operand(0)), " to host."));
+  // V6 pre-seeding of the DUS buffer.
+  Instruction* operand = mth->operand(0);
+  if (operand->IsCustomCall(kAllocateBufferTarget) &&
+      operand->user_count() == 1) {
+    SetMemorySpace(operand, {}, kHostMemorySpace);
+  } else if (operand->opcode() == HloOpcode::kBroadcast &&
+             operand->user_count() == 1 && mth->user_count() == 1 &&
+             mth->users()[0]->opcode() == HloOpcode::kDynamicUpdateSlice &&
+             mth->users()[0]->operand(0) == mth) {
+    Instruction* buffer = mth->parent()->AddInstruction(
+        HloOpcode::kCustomCall, WithMemorySpace(operand->shape(), kHostMemorySpace),
+        {}, "AllocateBuffer");
+    InstructionBuilder::SetCustomCallTarget(buffer,
+                                            std::string(kAllocateBufferTarget));
+    mth->ReplaceOperandWith(0, buffer);
+    changed_ = true;
+    if (context_.TraceOn(2)) {
+      Trace(2, absl::StrCat("Created new AllocateBuffer instruction \"",
+                            InstructionToString(*buffer),
+                            "\" to replace broadcast ", Quoted(operand)));
+    }
+  }
+  auto starts = GetStartingInstructions(mth);
+  if (!starts.ok()) return FailFrom(starts.status(), mth);
+  if (starts->empty() && mth->IsRoot() && mth->parent() == module_.entry()) {
+    if (context_.options.fix_entry_layout_unless_customized) {
+      Shape& result = module_.entry_computation_layout().result;
+      if (!SubshapeIsHost(result, {})) {
+        if (result.IsArray() && result.layout.HasCustomization()) {
+          Diagnostic d = MakeDiagnostic(
+              DiagCode::kE1200,
+              absl::StrCat("Tensor which is moved to host (custom call ",
+                           Quoted(mth),
+                           ") is returned from the entry computation but the "
+                           "layout for this output is not set to host memory."),
+              mth);
+          d.output_index = ShapeIndex{};
+          absl::Status status = ToXlaStatus(d);
+          if (context_.diagnostics) context_.diagnostics->Emit(std::move(d));
+          return status;
+        }
+        shape_util::SetMemorySpaceOfLeaves(result, kHostMemorySpace);
+      }
+    }
+    Instruction* copy = NewCopy(mth->operand(0), kHostMemorySpace);
+    mth->ReplaceAllUsesWith(copy);
+    if (context_.TraceOn(2)) {
+      Trace(2, absl::StrCat("Custom call ", Quoted(mth),
+                            " is entry computation root. Inserted copy ",
+                            Quoted(copy), " and replaced root instruction."));
+    }
+  }
+  for (const IAS& start : *starts) {
+    bool insert_copy_before =
+        start.instruction->opcode() != HloOpcode::kDynamicUpdateSlice;
+    std::vector<int64_t> positions = start.instruction->OperandIndices(mth);
+    if (positions.empty()) {
+      if (auto s = WalkDownHostMemoryOffloadPaths(start, insert_copy_before,
+                                                  std::nullopt, mth);
+          !s.ok()) {
+        return s;
+      }
+      continue;
+    }
+    for (int64_t k : positions) {
+      if (auto s = WalkDownHostMemoryOffloadPaths(start, insert_copy_before, k,
+                                                  mth);
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
+  visited_move_to_host_.insert(mth);
+  Trace(2, absl::StrCat("Removing MoveToHost custom call ", Quoted(mth)));
+  if (!shape_util::Compatible(mth->shape(), mth->operand(0)->shape())) {
+    return Fail(DiagCode::kHO1008,
+                absl::StrCat("MoveToHost \"", mth->name(), "\" has shape ",
+                             ShapeToString(mth->shape()),
+                             " but its operand has shape ",
+                             ShapeToString(mth->operand(0)->shape()),
+                             "; it cannot be replaced by its operand"),
+                mth);
+  }
+  mth->ReplaceAllUsesWith(mth->operand(0));
+  mth->parent()->RemoveInstruction(mth);
+  changed_ = true;
+  return true;
+}
+
+absl::Status Offloader::CreateAllocateBufferForDynamicUpdateSlice(
+    Instruction* dus) {
+  if (dus_already_allocated_.contains(dus)) return absl::OkStatus();
+  Trace(2, absl::StrCat("Possibly creating an AllocateBuffer from broadcast in "
+                        "host memory space for ",
+                        Quoted(dus)));
+  struct Item {
+    IAS value;
+    IAS from;  // the consumer we came from (null instruction at the start)
+  };
+  std::deque<Item> queue = {{{dus, {}}, {nullptr, {}}}};
+  absl::flat_hash_set<IAS> seen = {{dus, {}}};
+  while (!queue.empty()) {
+    Item item = queue.front();
+    queue.pop_front();
+    Instruction* instr = item.value.instruction;
+    const ShapeIndex& index = item.value.shape_index;
+    int64_t old_memory_space = MemorySpaceAt(instr, index);
+    SetMemorySpace(instr, index, kHostMemorySpace);
+    if (context_.TraceOn(2)) {
+      Trace(2, absl::StrCat("Setting ", item.value.ToString(),
+                            " to have host memory space"));
+    }
+    if (instr->opcode() == HloOpcode::kParameter) {
+      if (instr->parent() == module_.entry()) {
+        const Shape& param =
+            module_.entry_computation_layout().parameters[instr->parameter_number()];
+        if (SubshapeIsHost(param, index)) return absl::OkStatus();
+        return Fail(DiagCode::kHO1003,
+                    absl::StrCat("Entry computation parameter \"",
+                                 instr->name(), "\" (shape index ",
+                                 ShapeIndexToString(index),
+                                 ") is not in host memory space."),
+                    instr);
+      }
+      for (Instruction* caller : call_graph_.CallersOf(instr->parent())) {
+        if (caller->opcode() != HloOpcode::kWhile) continue;
+        if (WhileBody(caller) != instr->parent()) continue;
+        Computation* condition = WhileCondition(caller);
+        if (condition->num_parameters() == 0) continue;
+        IAS cond_param = {condition->parameter(0), index};
+        std::deque<IAS> cond_queue = {cond_param};
+        absl::flat_hash_set<IAS> cond_seen = {cond_param};
+        while (!cond_queue.empty()) {
+          IAS current = cond_queue.front();
+          cond_queue.pop_front();
+          if (!IsValidDuringPureMemoryOffload(current.instruction->opcode())) {
+            return Fail(DiagCode::kHO1004,
+                        absl::StrCat("Tensor which is moved to host is used by "
+                                     "an invalid instruction (\"",
+                                     current.instruction->name(),
+                                     "\") during while condition body."),
+                        current.instruction);
+          }
+          SetMemorySpace(current.instruction, current.shape_index,
+                         kHostMemorySpace);
+          auto next = GetSuccessors(current, call_graph_);
+          if (!next.ok()) return FailFrom(next.status(), current.instruction);
+          for (auto& s : *next) {
+            // The while itself is the condition root's caller; stay inside.
+            if (s.instruction->parent() != condition) continue;
+            if (cond_seen.insert(s).second) cond_queue.push_back(s);
+          }
+        }
+      }
+    } else if (instr->opcode() == HloOpcode::kDynamicUpdateSlice) {
+      dus_already_allocated_.insert(instr);
+    } else if (instr->IsCustomCall(kAllocateBufferTarget)) {
+      Trace(2, absl::StrCat("DynamicUpdateSlice ", Quoted(dus),
+                            " already writes into an AllocateBuffer ",
+                            Quoted(instr)));
+      auto successors = GetSuccessors({instr, {}}, call_graph_);
+      if (!successors.ok()) return FailFrom(successors.status(), instr);
+      bool all_host = true;
+      for (const IAS& s : *successors) {
+        all_host &= MemorySpaceAt(s.instruction, s.shape_index) ==
+                    kHostMemorySpace;
+      }
+      if (all_host || item.from.instruction == nullptr) return absl::OkStatus();
+      // Device users keep the old buffer; the offload chain gets its own.
+      SetMemorySpace(instr, {}, old_memory_space);
+      Instruction* consumer = item.from.instruction;
+      std::vector<int64_t> positions = consumer->OperandIndices(instr);
+      if (consumer->opcode() != HloOpcode::kTuple && positions.size() > 1) {
+        return Fail(DiagCode::kHO1005,
+                    "We do not yet support adjusting AllocateBuffer when it "
+                    "appears in multiple operand indices unless in a tuple.",
+                    consumer);
+      }
+      Instruction* buffer = instr->parent()->AddInstruction(
+          HloOpcode::kCustomCall,
+          WithMemorySpace(instr->shape(), kHostMemorySpace), {},
+          "AllocateBuffer");
+      InstructionBuilder::SetCustomCallTarget(
+          buffer, std::string(kAllocateBufferTarget));
+      if (consumer->opcode() == HloOpcode::kTuple &&
+          !item.from.shape_index.empty()) {
+        consumer->ReplaceOperandWith(item.from.shape_index.front(), buffer);
+      } else {
+        for (int64_t p : positions) consumer->ReplaceOperandWith(p, buffer);
+      }
+      changed_ = true;
+      return absl::OkStatus();
+    } else if (!IsValidDuringPureMemoryOffload(instr->opcode()) &&
+               instr->opcode() != HloOpcode::kCopy) {
+      Trace(1, absl::StrCat("Unexpected instruction: ", instr->name()));
+      return absl::OkStatus();
+    }
+    auto predecessors = GetPredecessors(item.value, call_graph_);
+    if (!predecessors.ok()) return FailFrom(predecessors.status(), instr);
+    for (const IAS& pred : *predecessors) {
+      Instruction* producer = pred.instruction;
+      if (producer->opcode() != HloOpcode::kBroadcast) {
+        if (seen.insert(pred).second) queue.push_back({pred, item.value});
+        continue;
+      }
+      Instruction* buffer = instr->parent()->AddInstruction(
+          HloOpcode::kCustomCall,
+          WithMemorySpace(producer->shape(), kHostMemorySpace), {},
+          "AllocateBuffer");
+      // AllocateBuffer lives where the broadcast lives.
+      if (producer->parent() != instr->parent()) {
+        instr->parent()->RemoveInstruction(buffer);
+        buffer = producer->parent()->AddInstruction(
+            HloOpcode::kCustomCall,
+            WithMemorySpace(producer->shape(), kHostMemorySpace), {},
+            "AllocateBuffer");
+      }
+      InstructionBuilder::SetCustomCallTarget(
+          buffer, std::string(kAllocateBufferTarget));
+      changed_ = true;
+      bool matched_copy = instr->opcode() == HloOpcode::kCopy &&
+                          instr->user_count() == 1 &&
+                          producer->user_count() == 1 &&
+                          producer->users()[0] == instr;
+      if (matched_copy) {
+        if (!index.empty()) {
+          return Fail(DiagCode::kHO9002,
+                      absl::StrCat("Expecting empty shape_index for copy op: ",
+                                   instr->name()),
+                      instr);
+        }
+        instr->ReplaceAllUsesWith(buffer);
+        instr->parent()->RemoveInstruction(instr);
+      } else if (index.size() == 1) {
+        if (instr->opcode() != HloOpcode::kTuple) {
+          return Fail(DiagCode::kHO9002,
+                      absl::StrCat("broadcast \"", producer->name(),
+                                   "\" feeds \"", instr->name(),
+                                   "\" at a tuple index, but it is not a tuple"),
+                      instr);
+        }
+        instr->ReplaceOperandWith(index.front(), buffer);
+      } else if (index.empty()) {
+        std::vector<int64_t> positions = instr->OperandIndices(producer);
+        if (positions.size() != 1) {
+          return Fail(DiagCode::kHO9002,
+                      absl::StrCat("broadcast \"", producer->name(),
+                                   "\" is used ", positions.size(),
+                                   " times by \"", instr->name(),
+                                   "\"; XLA's host offloader fails a CHECK "
+                                   "here"),
+                      instr);
+        }
+        instr->ReplaceOperandWith(positions.front(), buffer);
+      } else {
+        return Fail(DiagCode::kHO9002,
+                    absl::StrCat("broadcast \"", producer->name(),
+                                 "\" reached through a nested tuple index ",
+                                 ShapeIndexToString(index),
+                                 "; XLA's host offloader fails a CHECK here"),
+                    instr);
+      }
+      if (context_.TraceOn(1)) {
+        Trace(1, absl::StrCat("Created new AllocateBuffer instruction \"",
+                              InstructionToString(*buffer),
+                              "\" to replace broadcast ", Quoted(producer),
+                              "'s use at index ", ShapeIndexToString(index),
+                              " in user ", Quoted(instr)));
+      }
+      if (producer->users().empty()) {
+        Trace(3, absl::StrCat("Broadcast ", Quoted(producer),
+                              " has no remaining users; removing."));
+        producer->parent()->RemoveInstructionAndUnusedOperands(producer);
+      }
+      return absl::OkStatus();
+    }
+  }
+  return Fail(DiagCode::kHO1002,
+              absl::StrCat("DynamicUpdateSlice \"", dus->name(),
+                           "\"'s first operand is not the result of a "
+                           "broadcast."),
+              dus);
+}
+
+absl::Status Offloader::HandleDynamicUpdateSlices() {
+  for (Instruction* dus : seen_dus_) {
+    if (dus->IsDead()) continue;
+    bool buffer_host =
+        dus->operand(0)->shape().memory_space() == kHostMemorySpace;
+    bool update_host =
+        dus->operand(1)->shape().memory_space() == kHostMemorySpace;
+    if (update_host) {
+      if (auto s = MarkHostCompute(dus); !s.ok()) return s;
+      if (buffer_host) SetMemorySpace(dus, {}, kHostMemorySpace);
+      continue;
+    }
+    if (buffer_host || annotated_dus_.contains(dus)) {
+      if (auto s = CreateAllocateBufferForDynamicUpdateSlice(dus); !s.ok()) {
+        return s;
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool Offloader::RemoveMoveToDevices() {
+  bool changed = false;
+  for (const auto& comp : module_.computations()) {
+    for (Instruction* instr : comp->MakeInstructionPostOrder()) {
+      if (!IsMoveToDevice(instr)) continue;
+      if (context_.TraceOn(2)) {
+        Trace(2, absl::StrCat("Removing MoveToDevice custom call ",
+                              Quoted(instr)));
+      }
+      instr->ReplaceAllUsesWith(instr->operand(0));
+      comp->RemoveInstruction(instr);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+// True when `value` is (a forwarding view of) a parameter of `comp`: the
+// buffer-sharing question that XLA answers with HloAliasAnalysis.
+bool SharesBufferWithParameter(const Instruction* value) {
+  ShapeIndex index;
+  while (true) {
+    switch (value->opcode()) {
+      case HloOpcode::kParameter:
+        return true;
+      case HloOpcode::kGetTupleElement:
+        index.insert(index.begin(), value->tuple_index());
+        value = value->operand(0);
+        continue;
+      case HloOpcode::kBitcast:
+        value = value->operand(0);
+        continue;
+      case HloOpcode::kTuple:
+        if (index.empty()) return false;
+        value = value->operand(index.front());
+        index.erase(index.begin());
+        continue;
+      default:
+        return false;
+    }
+  }
+}
+
+bool Offloader::ApplySchedulingFix() {
+  bool changed = false;
+  for (const auto& comp : module_.computations()) {
+    if (comp.get() == module_.entry()) continue;
+    for (Instruction* instr : comp->MakeInstructionPostOrder()) {
+      if (instr->opcode() != HloOpcode::kDynamicUpdateSlice) continue;
+      if (instr->shape().memory_space() != kHostMemorySpace) continue;
+      Instruction* update = instr->operand(1);
+      if (!SharesBufferWithParameter(update)) continue;
+      Instruction* copy =
+          comp->AddInstruction(HloOpcode::kCopy, update->shape(), {update}, "copy");
+      instr->ReplaceOperandWith(1, copy);
+      changed = true;
+      if (context_.TraceOn(5)) {
+        Trace(5, absl::StrCat("Added copy ", Quoted(copy),
+                              " for DynamicUpdateSlice ", instr->name(),
+                              "'s 1st operand ", update->name()));
+      }
+    }
+  }
+  return changed;
+}
+
+bool Offloader::CseCreatedCopies() {
+  // Layout-sensitive CSE of the copies this pass created: same operand,
+  // same shape (layout and memory space included).
+  bool changed = false;
+  absl::flat_hash_map<std::pair<const Instruction*, std::string>, Instruction*>
+      canonical;
+  for (Instruction* copy : created_copies_) {
+    if (copy->IsDead()) continue;
+    auto key = std::make_pair(copy->operand(0), ShapeToString(copy->shape()));
+    auto [it, inserted] = canonical.emplace(key, copy);
+    if (inserted) continue;
+    copy->ReplaceAllUsesWith(it->second);
+    copy->parent()->RemoveInstruction(copy);
+    changed = true;
+  }
+  return changed;
+}
+
+absl::StatusOr<bool> Offloader::HandleRedundantCopiesBackToHost(
+    Instruction* start) {
+  if (start->user_count() != 1 ||
+      start->users()[0]->opcode() != HloOpcode::kAsyncDone) {
+    return Fail(DiagCode::kHO9002,
+                absl::StrCat("host async call \"", start->name(),
+                             "\" must have exactly one user, its async-done; "
+                             "XLA's host offloader fails a CHECK here"),
+                start);
+  }
+  Instruction* done = start->users()[0];
+  const Shape& entry_result = module_.entry_computation_layout().result;
+  Computation* entry = module_.entry();
+  // For each output leaf, the values that stay on host.
+  std::vector<std::pair<ShapeIndex, std::vector<IAS>>> kept;
+  ShapeIndex scratch;
+  std::vector<ShapeIndex> leaves;
+  shape_util::ForEachSubshape(
+      done->shape(),
+      [&](const Shape& sub, const ShapeIndex& index) {
+        if (sub.IsArray()) leaves.push_back(index);
+      },
+      scratch);
+  for (const ShapeIndex& output : leaves) {
+    ShapeIndex start_index = {1};
+    start_index.insert(start_index.end(), output.begin(), output.end());
+    std::vector<IAS> values = {{start, start_index}, {done, output}};
+    std::deque<IAS> queue = {{done, output}};
+    absl::flat_hash_set<IAS> seen = {{done, output}};
+    bool host_only = true;
+    bool entry_output = false;
+    while (!queue.empty() && host_only) {
+      IAS current = queue.front();
+      queue.pop_front();
+      for (Instruction* user : current.instruction->users()) {
+        if (user->opcode() == HloOpcode::kAsyncStart) host_only = false;
+      }
+      auto successors = GetSuccessors(current, call_graph_);
+      if (!successors.ok()) {
+        host_only = false;
+        break;
+      }
+      for (const IAS& s : *successors) {
+        Instruction* instr = s.instruction;
+        bool is_entry_root = instr->IsRoot() && instr->parent() == entry;
+        bool ok = IsValidDuringPureMemoryOffload(instr->opcode());
+        if (is_entry_root && !SubshapeIsHost(entry_result, s.shape_index)) {
+          ok = false;
+        }
+        if (instr->opcode() == HloOpcode::kCustomCall && !IsMoveToHost(instr)) {
+          ok = false;
+        }
+        if (instr->opcode() == HloOpcode::kAsyncStart ||
+            instr->opcode() == HloOpcode::kAsyncDone) {
+          ok = false;
+        }
+        if (!ok) {
+          host_only = false;
+          break;
+        }
+        if (is_entry_root) entry_output = true;
+        values.push_back(s);
+        if (seen.insert(s).second) queue.push_back(s);
+      }
+    }
+    if (!host_only || !entry_output) values.clear();
+    kept.emplace_back(output, std::move(values));
+  }
+  // UpdateMemorySpaceForHostOffloadedOutputs.
+  if (start->called_computations().empty()) return false;
+  Computation* wrapped = start->called_computations()[0];
+  for (Instruction* instr : wrapped->instructions()) {
+    if (instr->opcode() != HloOpcode::kParameter && instr != wrapped->root()) {
+      return Fail(DiagCode::kHO1007,
+                  absl::StrCat("Unexpected instruction found in async "
+                               "computation: ",
+                               InstructionToString(*instr)),
+                  instr);
+    }
+  }
+  bool changed = false;
+  for (auto& [output, values] : kept) {
+    if (values.empty()) continue;
+    for (const IAS& value : values) {
+      if (IsMoveToHost(value.instruction)) {
+        if (value.instruction->IsDead()) continue;
+        value.instruction->ReplaceAllUsesWith(value.instruction->operand(0));
+        changed = true;
+        continue;
+      }
+      SetMemorySpace(value.instruction, value.shape_index, kHostMemorySpace);
+    }
+    SetMemorySpace(wrapped->root(), output, kHostMemorySpace);
+  }
+  return changed;
+}
+
+absl::StatusOr<bool> Offloader::Run() {
+  changed_ |= RemoveHostMemorySpaceFromAllShapes();
+
+  // Host async calls: outputs that only flow to host outputs stay on host.
+  absl::flat_hash_set<const Computation*> fused;
+  for (const auto& comp : module_.computations()) {
+    for (const auto& instr : comp->raw_instructions()) {
+      if (instr->opcode() == HloOpcode::kFusion) {
+        for (Computation* c : instr->called_computations()) fused.insert(c);
+      }
+    }
+  }
+  for (const auto& comp : module_.computations()) {
+    if (fused.contains(comp.get())) continue;
+    for (Instruction* instr : comp->instructions()) {
+      if (!IsHostAsyncStart(instr)) continue;
+      auto changed = HandleRedundantCopiesBackToHost(instr);
+      if (!changed.ok()) return changed.status();
+      changed_ |= *changed;
+    }
+  }
+
+  // Input streaming from host-memory entry parameters.
+  Computation* entry = module_.entry();
+  const auto& params = module_.entry_computation_layout().parameters;
+  for (size_t i = 0; i < params.size(); ++i) {
+    ShapeIndex scratch;
+    std::vector<ShapeIndex> host_leaves;
+    shape_util::ForEachSubshape(
+        params[i],
+        [&](const Shape& sub, const ShapeIndex& index) {
+          if (sub.IsArray() && sub.memory_space() == kHostMemorySpace) {
+            host_leaves.push_back(index);
+          }
+        },
+        scratch);
+    for (const ShapeIndex& index : host_leaves) {
+      Instruction* param = entry->parameter(static_cast<int64_t>(i));
+      if (context_.TraceOn(1)) {
+        Trace(1, absl::StrCat("Host parameter #", i,
+                              " streamed into program with shape: ",
+                              ShapeToString(*shape_util::TryGetSubshape(
+                                  params[i], index)),
+                              " at index ", ShapeIndexToString(index)));
+      }
+      if (auto s = WalkDownHostMemoryOffloadPaths({param, index}, false,
+                                                  std::nullopt, param);
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
+
+  // MoveToHosts in XLA's order: post order of the entry computation,
+  // descending into called computations depth-first where they are called.
+  std::vector<Instruction*> move_to_hosts;
+  {
+    absl::flat_hash_set<const Computation*> expanded;
+    struct Frame {
+      std::vector<Instruction*> order;
+      size_t next = 0;
+      size_t callee = 0;
+    };
+    std::vector<Frame> stack;
+    stack.push_back({entry->MakeInstructionPostOrder()});
+    expanded.insert(entry);
+    while (!stack.empty()) {
+      Frame& frame = stack.back();
+      if (frame.next >= frame.order.size()) {
+        stack.pop_back();
+        continue;
+      }
+      Instruction* instr = frame.order[frame.next];
+      if (frame.callee == 0 && IsMoveToHost(instr)) move_to_hosts.push_back(instr);
+      if (frame.callee < instr->called_computations().size()) {
+        Computation* callee = instr->called_computations()[frame.callee++];
+        // Each computation is expanded once: later visits would only find
+        // MoveToHosts that are already processed.
+        if (expanded.insert(callee).second) {
+          stack.push_back({callee->MakeInstructionPostOrder()});
+        }
+        continue;
+      }
+      frame.callee = 0;
+      ++frame.next;
+    }
+  }
+  for (Instruction* mth : move_to_hosts) {
+    auto changed = HandleMoveToHostCustomCall(mth);
+    if (!changed.ok()) return changed.status();
+    changed_ |= *changed;
+  }
+  if (!output_errors_.empty()) return output_errors_.front();
+
+  if (auto s = HandleDynamicUpdateSlices(); !s.ok()) return s;
+  changed_ |= RemoveMoveToDevices();
+  changed_ |= ApplySchedulingFix();
+  changed_ |= CseCreatedCopies();
+  module_.Sweep();
+  return changed_;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> HostOffloader::Run(Module& module) {
+  Offloader offloader(module, context_);
+  return offloader.Run();
+}
+
+}  // namespace hloff

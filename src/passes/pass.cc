@@ -1,0 +1,71 @@
+// The pass registry, the default pipeline and the pass runner.
+#include "passes/pass.h"
+
+#include <algorithm>
+
+#include "passes/convert_memory_placement_to_internal_annotations.h"
+#include "passes/host_offloader.h"
+
+namespace hloff {
+
+void PassContext::Trace(int level, absl::string_view line) const {
+  if (trace == nullptr || trace_level < level) return;
+  *trace << "host_offloader: " << line << "\n";
+}
+
+const std::vector<PassInfo>& PassRegistry() {
+  static const std::vector<PassInfo>* const kRegistry = [] {
+    auto* registry = new std::vector<PassInfo>{
+        {"convert-memory-placement-to-internal-annotations",
+         "turn annotate_device_placement custom calls into MoveToHost / "
+         "MoveToDevice / PinToDevice / PinToDeviceSram",
+         [](const PassContext& c) {
+           return std::make_unique<ConvertMemoryPlacementToInternalAnnotations>(c);
+         }},
+        {"host-offloader",
+         "track offloaded tensors, set host memory space, insert host/device "
+         "copies and AllocateBuffers, remove the annotations",
+         [](const PassContext& c) { return std::make_unique<HostOffloader>(c); }},
+    };
+    std::sort(registry->begin(), registry->end(),
+              [](const PassInfo& a, const PassInfo& b) { return a.name < b.name; });
+    return registry;
+  }();
+  return *kRegistry;
+}
+
+const PassInfo* FindPass(absl::string_view name) {
+  for (const PassInfo& info : PassRegistry()) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+const std::vector<absl::string_view>& DefaultPipeline() {
+  static const std::vector<absl::string_view> kPipeline = {
+      "convert-memory-placement-to-internal-annotations",
+      "host-offloader",
+  };
+  return kPipeline;
+}
+
+absl::StatusOr<bool> RunPasses(Module& module,
+                               const std::vector<absl::string_view>& passes,
+                               const PassContext& context) {
+  bool changed = false;
+  for (absl::string_view name : passes) {
+    const PassInfo* info = FindPass(name);
+    if (info == nullptr) {
+      return absl::InvalidArgumentError(
+          std::string("unknown pass: ") + std::string(name));
+    }
+    auto pass = info->create(context);
+    auto result = pass->Run(module);
+    if (!result.ok()) return result.status();
+    changed |= *result;
+    module.Sweep();
+  }
+  return changed;
+}
+
+}  // namespace hloff

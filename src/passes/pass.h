@@ -1,0 +1,78 @@
+// The pass contract and the pass registry. A pass is constructed with its
+// context (options, diagnostic sink, trace stream) and run with
+// `absl::StatusOr<bool> Run(Module&)`, where the bool means "changed",
+// exactly like XLA's HloModulePass. A pass that fails returns the status XLA
+// would return and emits a structured Diagnostic with the same text.
+#ifndef HLO_OFFLOAD_PASSES_PASS_H_
+#define HLO_OFFLOAD_PASSES_PASS_H_
+
+#include "absl/strings/string_view.h"
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "diag/diagnostic.h"
+#include "ir/hlo.h"
+
+namespace hloff {
+
+// Options shared by the host-offloading passes.
+struct OffloadOptions {
+  // xla_disable_automatic_host_compute_offload.
+  bool disable_automatic_host_compute_offload = false;
+  // xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled.
+  bool allow_h2h_copy_when_automatic_host_compute_offload_disabled = false;
+  // XLA V4 (Jan 2026): rewrite a non-customized entry output layout to host
+  // memory instead of raising E1200.
+  bool fix_entry_layout_unless_customized = false;
+  // Report every (walk start, output) E1200 instead of stopping at the first.
+  bool report_all_output_errors = false;
+};
+
+// Where passes report: diagnostics and the levelled trace (XLA's VLOG levels
+// of --vmodule=host_offloader=N: 1 mutations, 2 memory-space assignments,
+// 3+ visited nodes). `trace` may be null; then tracing is free.
+struct PassContext {
+  OffloadOptions options;
+  DiagnosticSink* diagnostics = nullptr;
+  int trace_level = 0;
+  std::ostream* trace = nullptr;
+
+  bool TraceOn(int level) const { return trace != nullptr && trace_level >= level; }
+  void Trace(int level, absl::string_view line) const;
+};
+
+class HloPass {
+ public:
+  virtual ~HloPass() = default;
+  // Kebab-case name, as XLA's hlo-opt names the pass.
+  virtual absl::string_view name() const = 0;
+  virtual absl::StatusOr<bool> Run(Module& module) = 0;
+};
+
+// One row of the registry: name, one-line description, factory.
+struct PassInfo {
+  absl::string_view name;
+  absl::string_view description;
+  std::function<std::unique_ptr<HloPass>(const PassContext&)> create;
+};
+
+// All passes, sorted by name.
+const std::vector<PassInfo>& PassRegistry();
+const PassInfo* FindPass(absl::string_view name);
+// The default pipeline, in order (XLA's GPU order).
+const std::vector<absl::string_view>& DefaultPipeline();
+
+// Runs the named passes in order on `module`. Stops at the first failure
+// and returns its status.
+absl::StatusOr<bool> RunPasses(Module& module,
+                               const std::vector<absl::string_view>& passes,
+                               const PassContext& context);
+
+}  // namespace hloff
+
+#endif  // HLO_OFFLOAD_PASSES_PASS_H_

@@ -1,0 +1,41 @@
+// The HLO text parser: every form XLA prints or reads (see
+// shared/spec/hlo-text-grammar.md), with or without `%` prefixes, typed
+// operands, computation signatures and `/*index=N*/` comments. Mirrors
+// xla/hlo/parser/hlo_parser.cc in what it accepts; differs in that it keeps
+// unknown attributes as text instead of rejecting them, allows forward
+// references inside a computation, and reports every error with
+// file:line:col instead of crashing.
+#ifndef HLO_OFFLOAD_TEXT_PARSER_H_
+#define HLO_OFFLOAD_TEXT_PARSER_H_
+
+#include "absl/strings/string_view.h"
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "ir/hlo.h"
+
+namespace hloff {
+
+struct ParseOptions {
+  // Shown in error messages and kept on the module.
+  std::string path = "<stdin>";
+  // Added to every line number (for pieces of a --split-input-file input).
+  uint32_t line_offset = 0;
+};
+
+// Parses one HLO module from `text`. `text` must stay alive only during the
+// call. Errors are INVALID_ARGUMENT statuses whose message is a complete GNU
+// diagnostic: `path:line:col: error: <what>`, the source line and a caret.
+// Limits (each exceeding one is such an error): nesting depth 512 (tuples,
+// literals, attribute braces), 2^31 bytes of input.
+absl::StatusOr<std::unique_ptr<Module>> ParseHloModule(
+    absl::string_view text, const ParseOptions& options = {});
+
+// Parses a shape such as `f32[8,2]{1,0:S(5)}` or `(s32[], f32[4]{0})`.
+absl::StatusOr<Shape> ParseShape(absl::string_view text);
+
+}  // namespace hloff
+
+#endif  // HLO_OFFLOAD_TEXT_PARSER_H_

@@ -1,0 +1,503 @@
+// The hlo-offload command line.
+#include "tool/driver.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "diag/diagnostic.h"
+#include "diag/docs.h"
+#include "diag/render.h"
+#include "passes/pass.h"
+#include "text/parser.h"
+#include "text/printer.h"
+
+#ifndef HLOFF_VERSION
+#define HLOFF_VERSION "0.0.0"
+#endif
+
+namespace hloff {
+
+absl::StatusOr<std::string> ReadInput(const std::string& path) {
+  if (path == "-") {
+    std::ostringstream buffer;
+    buffer << std::cin.rdbuf();
+    return buffer.str();
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", path, "' is a directory"));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot read '", path, "': ", std::strerror(errno)));
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) {
+    return absl::DataLossError(absl::StrCat("error reading '", path, "'"));
+  }
+  return buffer.str();
+}
+
+absl::Status WriteFileAtomically(const std::string& path,
+                                 absl::string_view contents) {
+  std::filesystem::path target(path);
+  std::filesystem::path dir = target.parent_path();
+  if (dir.empty()) dir = ".";
+  std::string tmpl = (dir / ("." + target.filename().string() + ".tmpXXXXXX")).string();
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  int fd = mkstemp(name.data());
+  if (fd < 0) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "cannot create a temporary file next to '", path, "': ",
+        std::strerror(errno)));
+  }
+  auto fail = [&](absl::string_view what) {
+    int saved = errno;
+    close(fd);
+    unlink(name.data());
+    return absl::InternalError(absl::StrCat(what, " '", path, "': ",
+                                            std::strerror(saved)));
+  };
+  size_t written = 0;
+  while (written < contents.size()) {
+    ssize_t n = write(fd, contents.data() + written, contents.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail("cannot write");
+    }
+    written += static_cast<size_t>(n);
+  }
+  // Keep the permissions of the file being replaced.
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0) {
+    fchmod(fd, st.st_mode & 07777);
+  } else {
+    fchmod(fd, 0644);
+  }
+  if (fsync(fd) != 0) return fail("cannot sync");
+  if (close(fd) != 0) {
+    unlink(name.data());
+    return absl::InternalError(absl::StrCat("cannot close '", path, "'"));
+  }
+  if (rename(name.data(), path.c_str()) != 0) {
+    int saved = errno;
+    unlink(name.data());
+    return absl::InternalError(absl::StrCat("cannot rename onto '", path,
+                                            "': ", std::strerror(saved)));
+  }
+  return absl::OkStatus();
+}
+
+std::vector<InputChunk> SplitInput(absl::string_view text, bool split) {
+  std::vector<InputChunk> chunks;
+  if (!split) {
+    chunks.push_back({text, 0});
+    return chunks;
+  }
+  size_t start = 0, pos = 0;
+  uint32_t line = 0, start_line = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == absl::string_view::npos) end = text.size();
+    absl::string_view current = text.substr(pos, end - pos);
+    if (!current.empty() && current.back() == '\r') current.remove_suffix(1);
+    if (current == "// -----") {
+      chunks.push_back({text.substr(start, pos - start), start_line});
+      start = end + 1;
+      start_line = line + 1;
+    }
+    ++line;
+    if (end == text.size()) break;
+    pos = end + 1;
+  }
+  if (start <= text.size()) {
+    chunks.push_back({text.substr(std::min(start, text.size())), start_line});
+  }
+  return chunks;
+}
+
+namespace {
+
+enum class ExitCode { kOk = 0, kDiagnosed = 1, kUsage = 2 };
+
+struct CommonOptions {
+  std::vector<std::string> inputs;
+  bool split_input_file = false;
+  std::string format = "text";
+  int trace_level = 0;
+  std::string output;
+  bool in_place = false;
+  std::string passes;
+  OffloadOptions offload;
+};
+
+// Expands directories into their *.txt / *.hlo files (sorted).
+absl::StatusOr<std::vector<std::string>> ExpandInputs(
+    const std::vector<std::string>& inputs) {
+  std::vector<std::string> files;
+  for (const std::string& input : inputs) {
+    std::error_code ec;
+    if (input != "-" && std::filesystem::is_directory(input, ec)) {
+      std::vector<std::string> found;
+      for (const auto& entry : std::filesystem::directory_iterator(input, ec)) {
+        std::string ext = entry.path().extension().string();
+        if (entry.is_regular_file() && (ext == ".txt" || ext == ".hlo")) {
+          found.push_back(entry.path().string());
+        }
+      }
+      if (ec) {
+        return absl::NotFoundError(absl::StrCat("cannot list '", input,
+                                                "': ", ec.message()));
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+      continue;
+    }
+    files.push_back(input);
+  }
+  return files;
+}
+
+// A parse error status turned into a diagnostic (the parser's message starts
+// with `path:line:col: error: `).
+Diagnostic ParseErrorDiagnostic(const absl::Status& status,
+                                const std::string& path) {
+  Diagnostic d;
+  d.code = DiagCode::kHO0001;
+  d.severity = Severity::kError;
+  absl::string_view message = status.message();
+  absl::string_view first_line = message.substr(0, message.find('\n'));
+  std::string prefix = path + ":";
+  if (first_line.substr(0, prefix.size()) == prefix) {
+    std::vector<absl::string_view> parts =
+        absl::StrSplit(first_line.substr(prefix.size()), absl::MaxSplits(':', 2));
+    uint32_t line = 0, column = 0;
+    if (parts.size() == 3 && absl::SimpleAtoi(parts[0], &line) &&
+        absl::SimpleAtoi(parts[1], &column)) {
+      d.loc = {line, column};
+      absl::string_view rest = parts[2];
+      constexpr absl::string_view kError = " error: ";
+      if (rest.substr(0, kError.size()) == kError) rest.remove_prefix(kError.size());
+      d.message = std::string(rest);
+      return d;
+    }
+  }
+  d.message = std::string(first_line);
+  return d;
+}
+
+struct ModuleResult {
+  std::string file;
+  std::string module_name;
+  std::vector<Diagnostic> diagnostics;
+  bool parse_failed = false;
+  std::string parse_error;  // rendered
+  bool pass_failed = false;
+  std::string printed;       // the module after the passes (opt/fmt)
+};
+
+// Parses `chunk` and, unless `passes` is empty and `run_passes` false, runs
+// the pipeline.
+ModuleResult ProcessChunk(const std::string& path, const InputChunk& chunk,
+                          const CommonOptions& options, bool run_passes,
+                          bool print, std::ostream& trace) {
+  ModuleResult result;
+  result.file = path;
+  ParseOptions parse_options;
+  parse_options.path = path;
+  parse_options.line_offset = chunk.line_offset;
+  auto module = ParseHloModule(chunk.text, parse_options);
+  if (!module.ok()) {
+    result.parse_failed = true;
+    result.parse_error = std::string(module.status().message());
+    result.diagnostics.push_back(ParseErrorDiagnostic(module.status(), path));
+    return result;
+  }
+  result.module_name = (*module)->name();
+  if (run_passes) {
+    DiagnosticSink sink;
+    PassContext context;
+    context.options = options.offload;
+    context.diagnostics = &sink;
+    context.trace_level = options.trace_level;
+    context.trace = options.trace_level > 0 ? &trace : nullptr;
+    std::vector<absl::string_view> passes;
+    if (options.passes.empty()) {
+      passes = DefaultPipeline();
+    } else {
+      for (absl::string_view p : absl::StrSplit(options.passes, ',')) {
+        passes.push_back(p);
+      }
+    }
+    auto changed = RunPasses(**module, passes, context);
+    result.diagnostics = std::move(sink.mutable_diagnostics());
+    if (!changed.ok()) {
+      result.pass_failed = true;
+      bool reported = false;
+      for (const Diagnostic& d : result.diagnostics) {
+        reported |= d.severity == Severity::kError;
+      }
+      if (!reported) {
+        Diagnostic d;
+        d.code = DiagCode::kHO9002;
+        d.message = std::string(changed.status().message());
+        result.diagnostics.push_back(std::move(d));
+      }
+      return result;
+    }
+  }
+  if (print) result.printed = ModuleToString(**module);
+  return result;
+}
+
+void AddOffloadFlags(CLI::App* app, CommonOptions& options) {
+  app->add_flag("--disable-automatic-host-compute-offload",
+                options.offload.disable_automatic_host_compute_offload,
+                "fail instead of converting device compute on host data into "
+                "host compute (xla_disable_automatic_host_compute_offload)");
+  app->add_flag(
+      "--allow-h2h-copy-when-automatic-host-compute-offload-disabled",
+      options.offload.allow_h2h_copy_when_automatic_host_compute_offload_disabled,
+      "exempt same-shape host copies from the flag above "
+      "(xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled)");
+  app->add_flag("--fix-entry-layout-unless-customized",
+                options.offload.fix_entry_layout_unless_customized,
+                "XLA V4 behaviour: set a non-customized entry output layout to "
+                "host memory instead of raising E1200");
+  app->add_option("--trace", options.trace_level,
+                  "print the offloader's trace to standard error, as XLA's "
+                  "--vmodule=host_offloader=N (1: walks and mutations, 2: "
+                  "memory-space assignments, 3+: every visited node)")
+      ->expected(0, 1)
+      ->default_str("1");
+}
+
+std::string DocsForCode(DiagCode code) {
+  absl::string_view page = DiagnosticDocumentation(code);
+  if (!page.empty()) return std::string(page);
+  return absl::StrCat("# ", DiagCodeString(code), ": ", DiagCodeName(code),
+                      "\n\n", DiagCodeSummary(code), "\n");
+}
+
+}  // namespace
+
+int RunTool(const std::vector<std::string>& args, std::ostream& out,
+            std::ostream& err) {
+  CLI::App app{
+      "hlo-offload: XLA's host-memory-offloading passes on HLO text, with "
+      "diagnostics that explain every fault"};
+  app.require_subcommand(0, 1);
+  bool list_passes = false;
+  bool version = false;
+  app.add_flag("--list-passes", list_passes, "list the passes and exit");
+  app.add_flag("--version", version, "print the version and exit");
+  std::string footer = "\nPasses (for opt --passes=P1,P2,...):\n";
+  for (const PassInfo& info : PassRegistry()) {
+    absl::StrAppend(&footer, "  ", info.name, "\n      ", info.description, "\n");
+  }
+  absl::StrAppend(&footer, "\nDefault pipeline: ");
+  for (size_t i = 0; i < DefaultPipeline().size(); ++i) {
+    absl::StrAppend(&footer, i ? ", " : "", DefaultPipeline()[i]);
+  }
+  absl::StrAppend(&footer, "\nExit status: 0 ok, 1 an error diagnosed in the "
+                           "input, 2 usage, I/O or parse error.\n");
+  app.footer(footer);
+
+  CommonOptions check_opts, opt_opts, fmt_opts;
+  CLI::App* check = app.add_subcommand(
+      "check", "run the host-offloading pipeline and report what it finds; "
+               "writes no module");
+  check->add_option("--format", check_opts.format,
+                    "text (default), xla (XLA's status), json or sarif")
+      ->check(CLI::IsMember({"text", "xla", "json", "sarif"}));
+  check->add_flag("--split-input-file", check_opts.split_input_file,
+                  "treat lines '// -----' as module separators");
+  AddOffloadFlags(check, check_opts);
+  check->add_option("FILE", check_opts.inputs,
+                    "HLO text files, directories of *.txt/*.hlo, or - for "
+                    "standard input")
+      ->required();
+
+  CLI::App* opt = app.add_subcommand(
+      "opt", "run the pipeline (or --passes) and print the resulting module");
+  opt->add_option("--passes", opt_opts.passes,
+                  "comma-separated pass names to run instead of the pipeline");
+  opt->add_option("-o,--output", opt_opts.output,
+                  "write the module here (atomically) instead of stdout");
+  opt->add_flag("--split-input-file", opt_opts.split_input_file,
+                "treat lines '// -----' as module separators");
+  AddOffloadFlags(opt, opt_opts);
+  opt->add_option("FILE", opt_opts.inputs, "HLO text file or -")
+      ->required()
+      ->expected(1);
+
+  CLI::App* fmt = app.add_subcommand(
+      "fmt", "parse and print the module unchanged (the round trip)");
+  fmt->add_option("-o,--output", fmt_opts.output,
+                  "write the module here (atomically) instead of stdout");
+  fmt->add_flag("--split-input-file", fmt_opts.split_input_file,
+                "treat lines '// -----' as module separators");
+  fmt->add_option("FILE", fmt_opts.inputs, "HLO text file or -")
+      ->required()
+      ->expected(1);
+
+  std::string explain_code;
+  CLI::App* explain = app.add_subcommand(
+      "explain", "print the documentation of a diagnostic code (e.g. E1200)");
+  explain->add_option("CODE", explain_code, "the code")->required();
+
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    err << "hlo-offload: error: " << e.what() << "\n"
+        << "Run 'hlo-offload --help' for usage.\n";
+    return static_cast<int>(ExitCode::kUsage);
+  }
+
+  if (version) {
+    out << "hlo-offload " << HLOFF_VERSION
+        << " (XLA host-offloading semantics: V6, openxla/xla 2026-07-26)\n";
+    return 0;
+  }
+  if (list_passes) {
+    for (const PassInfo& info : PassRegistry()) {
+      out << info.name << "\n    " << info.description << "\n";
+    }
+    return 0;
+  }
+
+  if (explain->parsed()) {
+    auto code = ParseDiagCode(explain_code);
+    if (!code) {
+      err << "hlo-offload: error: unknown diagnostic code '" << explain_code
+          << "'\n";
+      return static_cast<int>(ExitCode::kUsage);
+    }
+    out << DocsForCode(*code);
+    return 0;
+  }
+
+  CommonOptions* options = nullptr;
+  bool run_passes = false, print = false;
+  if (check->parsed()) {
+    options = &check_opts;
+    run_passes = true;
+  } else if (opt->parsed()) {
+    options = &opt_opts;
+    run_passes = true;
+    print = true;
+    for (absl::string_view p : absl::StrSplit(opt_opts.passes, ',', absl::SkipEmpty())) {
+      if (FindPass(p) == nullptr) {
+        err << "hlo-offload: error: unknown pass '" << p
+            << "' (see --list-passes)\n";
+        return static_cast<int>(ExitCode::kUsage);
+      }
+    }
+  } else if (fmt->parsed()) {
+    options = &fmt_opts;
+    print = true;
+  } else {
+    out << app.help();
+    return 0;
+  }
+
+  auto files = ExpandInputs(options->inputs);
+  if (!files.ok()) {
+    err << "hlo-offload: error: " << files.status().message() << "\n";
+    return static_cast<int>(ExitCode::kUsage);
+  }
+  int exit_code = 0;
+  std::vector<FileDiagnostics> collected;
+  nlohmann::json json_files = nlohmann::json::array();
+  std::string printed;
+  for (const std::string& file : *files) {
+    auto text = ReadInput(file);
+    if (!text.ok()) {
+      err << "hlo-offload: error: " << text.status().message() << "\n";
+      exit_code = std::max(exit_code, 2);
+      continue;
+    }
+    std::string display = file == "-" ? "<stdin>" : file;
+    auto chunks = SplitInput(*text, options->split_input_file);
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      ModuleResult result = ProcessChunk(display, chunks[c], *options,
+                                         run_passes, print, err);
+      SourceText source{display, *text};
+      if (result.parse_failed) {
+        exit_code = std::max(exit_code, 2);
+      } else if (result.pass_failed) {
+        exit_code = std::max(exit_code, 1);
+      }
+      if (options->format == "json") {
+        nlohmann::json diags = nlohmann::json::array();
+        for (const Diagnostic& d : result.diagnostics) {
+          diags.push_back(DiagnosticToJson(d));
+        }
+        json_files.push_back({{"file", display},
+                              {"module", result.module_name},
+                              {"diagnostics", diags}});
+      } else if (options->format == "sarif") {
+        collected.push_back({display, result.module_name, result.diagnostics});
+      } else if (result.parse_failed) {
+        err << result.parse_error << "\n";
+      } else if (options->format == "xla") {
+        for (const Diagnostic& d : result.diagnostics) {
+          if (d.severity != Severity::kError) continue;
+          err << RenderXla(d) << "\n";
+          break;
+        }
+      } else {
+        for (const Diagnostic& d : result.diagnostics) {
+          err << RenderText(d, source);
+        }
+      }
+      if (print && !result.parse_failed && !result.pass_failed) {
+        if (c > 0) printed += "// -----\n";
+        printed += result.printed;
+      }
+    }
+  }
+  if (options->format == "json") {
+    out << nlohmann::json({{"version", 1}, {"files", json_files}}).dump(2)
+        << "\n";
+  } else if (options->format == "sarif") {
+    out << RenderSarif(collected, HLOFF_VERSION).dump(2) << "\n";
+  }
+  if (print && exit_code == 0) {
+    if (options->output.empty() || options->output == "-") {
+      out << printed;
+    } else if (auto s = WriteFileAtomically(options->output, printed); !s.ok()) {
+      err << "hlo-offload: error: " << s.message() << "\n";
+      return static_cast<int>(ExitCode::kUsage);
+    }
+  }
+  return exit_code;
+}
+
+}  // namespace hloff

@@ -1,0 +1,12 @@
+// hlo-offload: the command-line entry point. All logic is in tool/driver.cc.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "tool/driver.h"
+
+int main(int argc, char** argv) {
+  std::ios::sync_with_stdio(false);
+  std::vector<std::string> args(argv, argv + argc);
+  return hloff::RunTool(args, std::cout, std::cerr);
+}
