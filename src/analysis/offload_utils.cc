@@ -47,7 +47,8 @@ bool CustomCallReusesBuffer(const Instruction* instr, int64_t operand_index) {
 }
 
 absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetSuccessors(
-    const InstructionAndShapeIndex& value, const CallGraph& call_graph) {
+    const InstructionAndShapeIndex& value, const CallGraph& call_graph,
+    bool skip_whole_tuple_reads) {
   std::vector<InstructionAndShapeIndex> out;
   Instruction* instr = value.instruction;
   const ShapeIndex& index = value.shape_index;
@@ -67,6 +68,7 @@ absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetSuccessors(
         break;
       case HloOpcode::kGetTupleElement:
         if (index.empty()) {
+          if (skip_whole_tuple_reads) break;
           return absl::UnimplementedError(absl::StrCat(
               "get-tuple-element \"", user->name(),
               "\" reads a tracked value as a whole (empty shape index); "
@@ -82,13 +84,9 @@ absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetSuccessors(
         }
         break;
       case HloOpcode::kWhile: {
-        Computation* condition = user->called_computations()[0];
-        Computation* body = user->called_computations()[1];
-        for (const AttrSlot& slot : user->attr_slots()) {
-          if (slot.kind != AttrKind::kCalledComputations) continue;
-          if (slot.name == "condition") condition = user->called_computations()[slot.first];
-          if (slot.name == "body") body = user->called_computations()[slot.first];
-        }
+        Computation* condition = user->while_condition();
+        Computation* body = user->while_body();
+        if (body == nullptr || condition == nullptr) break;
         for (int64_t p : user->OperandIndices(instr)) {
           if (p < body->num_parameters()) out.push_back({body->parameter(p), index});
           if (p < condition->num_parameters()) {
@@ -201,14 +199,8 @@ absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetPredecessors(
       }
       return out;
     case HloOpcode::kWhile: {
-      Computation* body = instr->called_computations().size() > 1
-                              ? instr->called_computations()[1]
-                              : instr->called_computations()[0];
-      for (const AttrSlot& slot : instr->attr_slots()) {
-        if (slot.kind == AttrKind::kCalledComputations && slot.name == "body") {
-          body = instr->called_computations()[slot.first];
-        }
-      }
+      Computation* body = instr->while_body();
+      if (body == nullptr) return out;
       out.push_back({body->root(), index});
       return out;
     }

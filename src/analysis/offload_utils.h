@@ -64,8 +64,12 @@ bool CustomCallReusesBuffer(const Instruction* instr, int64_t operand_index);
 // INTERNAL when a custom call aliases two operands to the output;
 // UNIMPLEMENTED where XLA would fail a CHECK (a get-tuple-element reached
 // with an empty shape index, a conditional's branch selector tracked).
+// With `skip_whole_tuple_reads`, a get-tuple-element reached with an empty
+// shape index is skipped instead of being an error (the tolerance newest
+// HostOffloadLegalize relies on for multi-output ops such as sort).
 absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetSuccessors(
-    const InstructionAndShapeIndex& value, const CallGraph& call_graph);
+    const InstructionAndShapeIndex& value, const CallGraph& call_graph,
+    bool skip_whole_tuple_reads = false);
 
 // Predecessors (V6 GetPredecessors, conditionals included). `operand_index`
 // picks the operand of multi-operand instructions. Errors: UNIMPLEMENTED where

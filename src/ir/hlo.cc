@@ -18,6 +18,16 @@ std::vector<int64_t> Instruction::OperandIndices(
   return indices;
 }
 
+Computation* Instruction::CalledComputation(absl::string_view attr) const {
+  for (const AttrSlot& slot : attr_slots_) {
+    if (slot.kind == AttrKind::kCalledComputations && slot.name == attr &&
+        slot.count > 0) {
+      return called_computations_[slot.first];
+    }
+  }
+  return nullptr;
+}
+
 bool Instruction::IsRoot() const {
   return parent_ != nullptr && parent_->root() == this;
 }

@@ -103,6 +103,13 @@ class Instruction {
     return called_computations_;
   }
 
+  // The computation named by attribute `attr` (to_apply, body, condition,
+  // calls, ...), or nullptr.
+  Computation* CalledComputation(absl::string_view attr) const;
+  // while: its body and condition.
+  Computation* while_body() const { return CalledComputation("body"); }
+  Computation* while_condition() const { return CalledComputation("condition"); }
+
   bool IsRoot() const;
   bool IsDead() const { return dead_; }
 

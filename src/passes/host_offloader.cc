@@ -49,24 +49,6 @@ Shape WithMemorySpace(Shape shape, int64_t memory_space) {
   return shape;
 }
 
-Computation* WhileBody(const Instruction* instr) {
-  for (const AttrSlot& slot : instr->attr_slots()) {
-    if (slot.kind == AttrKind::kCalledComputations && slot.name == "body") {
-      return instr->called_computations()[slot.first];
-    }
-  }
-  return instr->called_computations().back();
-}
-
-Computation* WhileCondition(const Instruction* instr) {
-  for (const AttrSlot& slot : instr->attr_slots()) {
-    if (slot.kind == AttrKind::kCalledComputations && slot.name == "condition") {
-      return instr->called_computations()[slot.first];
-    }
-  }
-  return instr->called_computations().front();
-}
-
 class Offloader {
  public:
   Offloader(Module& module, const PassContext& context)
@@ -643,7 +625,7 @@ absl::StatusOr<bool> Offloader::HandleMoveToHostCustomCall(Instruction* mth) {
              mth->users()[0]->operand(0) == mth) {
     Instruction* buffer = mth->parent()->AddInstruction(
         HloOpcode::kCustomCall, WithMemorySpace(operand->shape(), kHostMemorySpace),
-        {}, "AllocateBuffer");
+        {}, "custom-call");
     InstructionBuilder::SetCustomCallTarget(buffer,
                                             std::string(kAllocateBufferTarget));
     mth->ReplaceOperandWith(0, buffer);
@@ -758,8 +740,8 @@ absl::Status Offloader::CreateAllocateBufferForDynamicUpdateSlice(
       }
       for (Instruction* caller : call_graph_.CallersOf(instr->parent())) {
         if (caller->opcode() != HloOpcode::kWhile) continue;
-        if (WhileBody(caller) != instr->parent()) continue;
-        Computation* condition = WhileCondition(caller);
+        if (caller->while_body() != instr->parent()) continue;
+        Computation* condition = caller->while_condition();
         if (condition->num_parameters() == 0) continue;
         IAS cond_param = {condition->parameter(0), index};
         std::deque<IAS> cond_queue = {cond_param};
@@ -813,7 +795,7 @@ absl::Status Offloader::CreateAllocateBufferForDynamicUpdateSlice(
       Instruction* buffer = instr->parent()->AddInstruction(
           HloOpcode::kCustomCall,
           WithMemorySpace(instr->shape(), kHostMemorySpace), {},
-          "AllocateBuffer");
+          "custom-call");
       InstructionBuilder::SetCustomCallTarget(
           buffer, std::string(kAllocateBufferTarget));
       if (consumer->opcode() == HloOpcode::kTuple &&
@@ -840,14 +822,14 @@ absl::Status Offloader::CreateAllocateBufferForDynamicUpdateSlice(
       Instruction* buffer = instr->parent()->AddInstruction(
           HloOpcode::kCustomCall,
           WithMemorySpace(producer->shape(), kHostMemorySpace), {},
-          "AllocateBuffer");
+          "custom-call");
       // AllocateBuffer lives where the broadcast lives.
       if (producer->parent() != instr->parent()) {
         instr->parent()->RemoveInstruction(buffer);
         buffer = producer->parent()->AddInstruction(
             HloOpcode::kCustomCall,
             WithMemorySpace(producer->shape(), kHostMemorySpace), {},
-            "AllocateBuffer");
+            "custom-call");
       }
       InstructionBuilder::SetCustomCallTarget(
           buffer, std::string(kAllocateBufferTarget));

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "passes/convert_memory_placement_to_internal_annotations.h"
+#include "passes/host_offload_legalize.h"
 #include "passes/host_offloader.h"
 
 namespace hloff {
@@ -21,6 +22,12 @@ const std::vector<PassInfo>& PassRegistry() {
          "MoveToDevice / PinToDevice / PinToDeviceSram",
          [](const PassContext& c) {
            return std::make_unique<ConvertMemoryPlacementToInternalAnnotations>(c);
+         }},
+        {"host-offload-legalize",
+         "move layout-changing copies out of host-offload segments (down past "
+         "the MoveToDevice, or up above the MoveToHost)",
+         [](const PassContext& c) {
+           return std::make_unique<HostOffloadLegalize>(c);
          }},
         {"host-offloader",
          "track offloaded tensors, set host memory space, insert host/device "
@@ -44,6 +51,7 @@ const PassInfo* FindPass(absl::string_view name) {
 const std::vector<absl::string_view>& DefaultPipeline() {
   static const std::vector<absl::string_view> kPipeline = {
       "convert-memory-placement-to-internal-annotations",
+      "host-offload-legalize",
       "host-offloader",
   };
   return kPipeline;
