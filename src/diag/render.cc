@@ -46,6 +46,9 @@ nlohmann::json IndexJson(const ShapeIndex& index) {
 }  // namespace
 
 std::string RenderText(const Diagnostic& d, const SourceText& source) {
+  if (d.severity == Severity::kNote) {
+    return absl::StrCat(Position(source, d.loc), " note: ", d.message, "\n");
+  }
   std::string out = absl::StrCat(Position(source, d.loc), " ",
                                  SeverityName(d.severity), ": ",
                                  DiagCodeString(d.code), ": ",

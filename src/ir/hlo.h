@@ -186,9 +186,16 @@ class Instruction {
   void set_metadata_from(const Instruction& other);
   // Records where this (pass-created) instruction comes from in the user's
   // program, for diagnostics only: the metadata is not printed.
-  void set_origin(const OpMetadata& metadata, SourceLoc loc) {
+  void set_origin(const OpMetadata& metadata, SourceLoc loc,
+                  absl::string_view origin_name = {}) {
     metadata_ = metadata;
     loc_ = loc;
+    origin_name_ = std::string(origin_name);
+  }
+  // The name of the input instruction this one replaces (e.g. the
+  // annotate_device_placement a MoveToHost came from), else its own name.
+  const std::string& origin_name() const {
+    return origin_name_.empty() ? name_ : origin_name_;
   }
 
  private:
@@ -213,6 +220,7 @@ class Instruction {
   std::vector<Instruction*> control_successors_;
   bool dead_ = false;
   bool frontend_attributes_modified_ = false;
+  std::string origin_name_;
 
   int64_t parameter_number_ = -1;
   int64_t tuple_index_ = -1;

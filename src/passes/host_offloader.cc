@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/call_graph.h"
 #include "analysis/offload_utils.h"
+#include "passes/offload_fixes.h"
 #include "text/printer.h"
 
 namespace hloff {
@@ -125,6 +126,7 @@ class Offloader {
   absl::flat_hash_map<const Instruction*, bool> slice_leads_to_device_;
   std::vector<Instruction*> created_copies_;
   absl::flat_hash_set<std::pair<DiagCode, const Instruction*>> warned_;
+  absl::flat_hash_set<std::pair<const Instruction*, ShapeIndex>> reported_outputs_;
   std::vector<absl::Status> output_errors_;
 };
 
@@ -252,6 +254,9 @@ absl::StatusOr<bool> Offloader::SliceLeadsToMoveToDevice(Instruction* slice) {
 void Offloader::ReportOutputError(const IAS& start, const IAS& root,
                                   const absl::flat_hash_map<IAS, IAS>& previous,
                                   const Instruction* origin) {
+  if (!reported_outputs_.insert({start.instruction, root.shape_index}).second) {
+    return;
+  }
   Diagnostic d = MakeDiagnostic(
       DiagCode::kE1200,
       absl::StrCat("Tensor which is moved to host (starting from ",
@@ -274,15 +279,31 @@ void Offloader::ReportOutputError(const IAS& start, const IAS& root,
     for (const IAS& hop : hops) context_.Trace(1, absl::StrCat("  ", hop.ToString()));
   }
   if (origin != nullptr && origin != start.instruction) {
-    d.path.push_back(PathHop{origin->name(), origin->parent()->name(), {},
-                             origin->loc()});
+    d.path.push_back(PathHop{origin->origin_name(), origin->parent()->name(),
+                             {}, origin->loc()});
   }
   for (const IAS& hop : hops) {
     d.path.push_back(PathHop{hop.instruction->name(),
                              hop.instruction->parent()->name(),
                              hop.shape_index, hop.instruction->loc()});
   }
+  const Shape* declared = shape_util::TryGetSubshape(
+      module_.entry_computation_layout().result, root.shape_index);
+  d.notes.push_back(Note{
+      absl::StrCat("it is returned as entry output ",
+                   ShapeIndexToString(root.shape_index),
+                   declared ? absl::StrCat(", declared ", ShapeToString(*declared),
+                                           " (device memory) in "
+                                           "entry_computation_layout")
+                            : std::string()),
+      root.instruction->loc()});
   if (origin != nullptr) {
+    d.notes.push_back(Note{
+        absl::StrCat(origin->opcode() == HloOpcode::kParameter
+                         ? "the tensor is host-memory entry parameter "
+                         : "the tensor is moved to host by ",
+                     origin->origin_name()),
+        origin->loc()});
     // The user's line: the annotation's metadata, else the start's.
     const OpMetadata* md = &origin->metadata();
     if (md->empty()) md = &start.instruction->metadata();
@@ -295,13 +316,17 @@ void Offloader::ReportOutputError(const IAS& start, const IAS& root,
       }
       d.source = std::move(source);
     }
-    d.notes.push_back(Note{
-        absl::StrCat(origin->opcode() == HloOpcode::kParameter
-                         ? "host-memory entry parameter "
-                         : "moved to host by ",
-                     origin->name()),
-        origin->loc()});
   }
+  OutputValue output = FindOutputValue(module_, root.shape_index);
+  if (auto pos = module_.ResolveSource(output.producer->metadata());
+      pos && output.producer != origin) {
+    d.notes.push_back(Note{absl::StrCat("the returned value ",
+                                        output.producer->origin_name(),
+                                        " comes from ", pos->file, ":",
+                                        pos->line),
+                           output.producer->loc()});
+  }
+  d.fixes = E1200Fixes(module_, root.shape_index);
   absl::Status status = ToXlaStatus(d);
   if (context_.diagnostics) context_.diagnostics->Emit(std::move(d));
   output_errors_.push_back(status);
@@ -332,8 +357,8 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
     IAS current = queue.front();
     queue.pop_front();
     Instruction* instr = current.instruction;
-    if (context_.TraceOn(4)) {
-      Trace(4, absl::StrCat("Visiting instruction: ", current.ToString()));
+    if (context_.TraceOn(3)) {
+      Trace(3, absl::StrCat("Visiting instruction: ", current.ToString()));
     }
     bool save = true;
     bool expand = true;

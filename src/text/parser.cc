@@ -1387,6 +1387,108 @@ absl::Status Parser::Finish(Module& module) {
     }
     call.instr->called_computations_[call.index] = callee;
   }
+  // Structural checks the passes rely on.
+  for (const auto& comp : module.computations_) {
+    for (const auto& owned : comp->instructions_) {
+      Instruction* instr = owned.get();
+      auto fail = [&](std::string what) {
+        return ErrorAt(def_pos_[instr], absl::StrCat("'", instr->name_, "': ", what));
+      };
+      auto need_operands = [&](int64_t n) -> absl::Status {
+        if (instr->operand_count() == n) return absl::OkStatus();
+        return fail(absl::StrCat(instr->opcode_spelling_, " expects ", n,
+                                 " operand", n == 1 ? "" : "s", ", got ",
+                                 instr->operand_count()));
+      };
+      absl::Status st = absl::OkStatus();
+      switch (instr->opcode_) {
+        case HloOpcode::kWhile: {
+          Computation* body = instr->while_body();
+          Computation* cond = instr->while_condition();
+          if (body == nullptr || cond == nullptr) {
+            return fail("while needs condition= and body=");
+          }
+          st = need_operands(1);
+          if (st.ok() && (body->num_parameters() != 1 || cond->num_parameters() != 1)) {
+            return fail("while body and condition must take exactly one parameter");
+          }
+          break;
+        }
+        case HloOpcode::kCall: {
+          Computation* callee = instr->CalledComputation("to_apply");
+          if (callee == nullptr) return fail("call needs to_apply=");
+          st = need_operands(callee->num_parameters());
+          break;
+        }
+        case HloOpcode::kConditional: {
+          int64_t branches = static_cast<int64_t>(instr->called_computations_.size());
+          if (branches == 0) return fail("conditional needs branch computations");
+          // Branch order is [true, false] for a predicate conditional.
+          const AttrSlot* t = nullptr;
+          const AttrSlot* f = nullptr;
+          for (AttrSlot& slot : instr->attr_slots_) {
+            if (slot.name == "true_computation") t = &slot;
+            if (slot.name == "false_computation") f = &slot;
+          }
+          if (t != nullptr && f != nullptr && t->first > f->first) {
+            std::swap(instr->called_computations_[t->first],
+                      instr->called_computations_[f->first]);
+            std::swap(const_cast<AttrSlot*>(t)->first,
+                      const_cast<AttrSlot*>(f)->first);
+          }
+          st = need_operands(branches + 1);
+          for (Computation* branch : instr->called_computations_) {
+            if (st.ok() && branch->num_parameters() != 1) {
+              return fail(absl::StrCat("branch computation '", branch->name_,
+                                       "' must take exactly one parameter"));
+            }
+          }
+          break;
+        }
+        case HloOpcode::kFusion:
+          if (instr->called_computations_.empty()) return fail("fusion needs calls=");
+          break;
+        case HloOpcode::kAsyncStart:
+          if (!instr->called_computations_.empty() &&
+              instr->operand_count() >
+                  instr->called_computations_[0]->num_parameters()) {
+            return fail("async-start has more operands than its computation "
+                        "has parameters");
+          }
+          break;
+        case HloOpcode::kGetTupleElement: {
+          st = need_operands(1);
+          if (!st.ok()) break;
+          const Shape& tuple = instr->operands_[0]->shape_;
+          if (!tuple.IsTuple() ||
+              instr->tuple_index_ >= static_cast<int64_t>(tuple.tuple_shapes.size())) {
+            return fail(absl::StrCat("index ", instr->tuple_index_,
+                                     " is out of range for operand shape ",
+                                     ShapeToString(tuple)));
+          }
+          break;
+        }
+        case HloOpcode::kCopy:
+        case HloOpcode::kBitcast:
+        case HloOpcode::kReshape:
+        case HloOpcode::kBroadcast:
+        case HloOpcode::kSlice:
+          st = need_operands(1);
+          break;
+        case HloOpcode::kDynamicSlice:
+          if (instr->operand_count() < 1) st = fail("dynamic-slice needs an operand");
+          break;
+        case HloOpcode::kDynamicUpdateSlice:
+          if (instr->operand_count() < 2) {
+            st = fail("dynamic-update-slice needs a buffer and an update");
+          }
+          break;
+        default:
+          break;
+      }
+      if (!st.ok()) return st;
+    }
+  }
   // Recursion check over the call graph (iterative DFS).
   {
     absl::flat_hash_map<const Computation*, uint8_t> state;
@@ -1490,6 +1592,11 @@ absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
   while (true) {
     if (auto s = SkipSpace(); !s.ok()) return s;
     if (AtEnd()) break;
+    if (text_.substr(pos_, 9) == "HloModule" && !IsIdentChar(Peek(9))) {
+      return Error(
+          "a second 'HloModule' header: this file holds several modules; "
+          "split it with --split-input-file (separator lines '// -----')");
+    }
     if (auto s = ParseComputation(*module); !s.ok()) return s;
   }
   if (auto s = Finish(*module); !s.ok()) return s;

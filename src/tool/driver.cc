@@ -21,6 +21,7 @@
 #include "diag/diagnostic.h"
 #include "diag/docs.h"
 #include "diag/render.h"
+#include "passes/offload_fixes.h"
 #include "passes/pass.h"
 #include "text/parser.h"
 #include "text/printer.h"
@@ -290,6 +291,77 @@ void AddOffloadFlags(CLI::App* app, CommonOptions& options) {
       ->default_str("1");
 }
 
+// `hlo-offload fix`: finds every E1200 of the chunk, applies `strategy` to
+// a fresh parse of the input, and re-checks the result. On success
+// `result.printed` holds the fixed module.
+ModuleResult FixChunk(const std::string& path, const InputChunk& chunk,
+                      const CommonOptions& options, FixStrategy strategy,
+                      std::ostream& err) {
+  CommonOptions check_options = options;
+  check_options.offload.report_all_output_errors = true;
+  ModuleResult found = ProcessChunk(path, chunk, check_options, true, false, err);
+  if (found.parse_failed) return found;
+  std::vector<ShapeIndex> outputs;
+  for (const Diagnostic& d : found.diagnostics) {
+    if (d.severity != Severity::kError) continue;
+    if (d.code != DiagCode::kE1200 || !d.output_index.has_value()) {
+      // Only E1200 has a fix; report what stands in the way.
+      found.pass_failed = true;
+      return found;
+    }
+    if (std::find(outputs.begin(), outputs.end(), *d.output_index) ==
+        outputs.end()) {
+      outputs.push_back(*d.output_index);
+    }
+  }
+  ParseOptions parse_options;
+  parse_options.path = path;
+  parse_options.line_offset = chunk.line_offset;
+  auto module = ParseHloModule(chunk.text, parse_options);
+  if (!module.ok()) {
+    found.parse_failed = true;
+    return found;
+  }
+  if (auto s = ApplyE1200Fix(**module, strategy, outputs); !s.ok()) {
+    Diagnostic d;
+    d.code = DiagCode::kE1200;
+    d.message = absl::StrCat("cannot apply the fix: ", s.message());
+    found.diagnostics = {d};
+    found.pass_failed = true;
+    return found;
+  }
+  ModuleResult result;
+  result.file = path;
+  result.module_name = found.module_name;
+  result.printed = ModuleToString(**module);
+  // Re-check the fixed module.
+  ModuleResult recheck = ProcessChunk(path, InputChunk{result.printed, 0},
+                                      check_options, true, false, err);
+  if (recheck.parse_failed || recheck.pass_failed) {
+    result.pass_failed = true;
+    result.diagnostics = std::move(recheck.diagnostics);
+    for (Diagnostic& d : result.diagnostics) {
+      d.notes.push_back(Note{"this remains after the fix was applied", {}});
+      d.loc = {};
+      for (PathHop& hop : d.path) hop.loc = {};
+      for (Note& note : d.notes) note.loc = {};
+    }
+    return result;
+  }
+  for (const ShapeIndex& index : outputs) {
+    Diagnostic d;
+    d.severity = Severity::kNote;
+    d.code = DiagCode::kE1200;
+    d.message = absl::StrCat("fixed entry output ", ShapeIndexToString(index),
+                             " (", strategy == FixStrategy::kHostOutput
+                                       ? "host-output"
+                                       : "move-to-device",
+                             ")");
+    result.diagnostics.push_back(std::move(d));
+  }
+  return result;
+}
+
 std::string DocsForCode(DiagCode code) {
   absl::string_view page = DiagnosticDocumentation(code);
   if (!page.empty()) return std::string(page);
@@ -359,6 +431,27 @@ int RunTool(const std::vector<std::string>& args, std::ostream& out,
       ->required()
       ->expected(1);
 
+  CommonOptions fix_opts;
+  std::string fix_strategy;
+  CLI::App* fix = app.add_subcommand(
+      "fix", "rewrite the module so that every E1200 goes away, by the chosen "
+             "strategy, then re-check it");
+  fix->add_option("--strategy", fix_strategy,
+                  "host-output (declare the output in host memory) or "
+                  "move-to-device (move the value back before returning it)")
+      ->required()
+      ->check(CLI::IsMember({"host-output", "move-to-device"}));
+  fix->add_option("-o,--output", fix_opts.output,
+                  "write the fixed module here (atomically)");
+  fix->add_flag("--in-place", fix_opts.in_place,
+                "replace FILE with the fixed module (atomically)");
+  fix->add_flag("--split-input-file", fix_opts.split_input_file,
+                "treat lines '// -----' as module separators");
+  AddOffloadFlags(fix, fix_opts);
+  fix->add_option("FILE", fix_opts.inputs, "HLO text file or -")
+      ->required()
+      ->expected(1);
+
   std::string explain_code;
   CLI::App* explain = app.add_subcommand(
       "explain", "print the documentation of a diagnostic code (e.g. E1200)");
@@ -405,9 +498,27 @@ int RunTool(const std::vector<std::string>& args, std::ostream& out,
 
   CommonOptions* options = nullptr;
   bool run_passes = false, print = false;
+  std::optional<FixStrategy> strategy;
   if (check->parsed()) {
     options = &check_opts;
     run_passes = true;
+    // Every faulty output at once; --format=xla prints XLA's (the first).
+    check_opts.offload.report_all_output_errors = true;
+  } else if (fix->parsed()) {
+    options = &fix_opts;
+    print = true;
+    strategy = ParseFixStrategy(fix_strategy);
+    if (fix_opts.in_place && !fix_opts.output.empty()) {
+      err << "hlo-offload: error: -o and --in-place exclude each other\n";
+      return static_cast<int>(ExitCode::kUsage);
+    }
+    if (fix_opts.in_place) {
+      if (fix_opts.inputs[0] == "-") {
+        err << "hlo-offload: error: --in-place needs a file, not -\n";
+        return static_cast<int>(ExitCode::kUsage);
+      }
+      fix_opts.output = fix_opts.inputs[0];
+    }
   } else if (opt->parsed()) {
     options = &opt_opts;
     run_passes = true;
@@ -446,8 +557,10 @@ int RunTool(const std::vector<std::string>& args, std::ostream& out,
     std::string display = file == "-" ? "<stdin>" : file;
     auto chunks = SplitInput(*text, options->split_input_file);
     for (size_t c = 0; c < chunks.size(); ++c) {
-      ModuleResult result = ProcessChunk(display, chunks[c], *options,
-                                         run_passes, print, err);
+      ModuleResult result =
+          strategy ? FixChunk(display, chunks[c], *options, *strategy, err)
+                   : ProcessChunk(display, chunks[c], *options, run_passes,
+                                  print, err);
       SourceText source{display, *text};
       if (result.parse_failed) {
         exit_code = std::max(exit_code, 2);

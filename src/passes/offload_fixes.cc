@@ -1,0 +1,119 @@
+// E1200 fixes: descriptions and application.
+#include "passes/offload_fixes.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "analysis/offload_utils.h"
+#include "text/printer.h"
+
+namespace hloff {
+
+std::optional<FixStrategy> ParseFixStrategy(absl::string_view text) {
+  if (text == "host-output") return FixStrategy::kHostOutput;
+  if (text == "move-to-device") return FixStrategy::kMoveToDevice;
+  return std::nullopt;
+}
+
+OutputValue FindOutputValue(const Module& module, const ShapeIndex& index) {
+  OutputValue value;
+  value.producer = module.entry()->root();
+  value.rest = index;
+  while (!value.rest.empty() && value.producer->opcode() == HloOpcode::kTuple &&
+         value.rest.front() < value.producer->operand_count()) {
+    value.consumer = value.producer;
+    value.operand_index = value.rest.front();
+    value.producer = value.producer->operand(value.rest.front());
+    value.rest.erase(value.rest.begin());
+  }
+  return value;
+}
+
+namespace {
+std::string OutputName(const ShapeIndex& index) {
+  return absl::StrCat("output ", ShapeIndexToString(index));
+}
+}  // namespace
+
+std::vector<Fix> E1200Fixes(const Module& module, const ShapeIndex& index) {
+  std::vector<Fix> fixes;
+  EntryComputationLayout layout = module.entry_computation_layout();
+  Shape* leaf = shape_util::TryGetMutableSubshape(layout.result, index);
+  if (leaf != nullptr) {
+    shape_util::SetMemorySpaceOfLeaves(*leaf, kHostMemorySpace);
+    std::string jax =
+        index.size() == 1
+            ? absl::StrCat("out_shardings[", index[0], "]")
+            : index.empty() ? std::string("out_shardings")
+                            : absl::StrCat("the out_shardings entry of ",
+                                           OutputName(index));
+    fixes.push_back(Fix{
+        "host-output",
+        absl::StrCat("declare ", OutputName(index),
+                     " in host memory: entry_computation_layout=",
+                     EntryLayoutToString(layout), "; in JAX give ", jax,
+                     " memory_kind=\"pinned_host\" (e.g. "
+                     "sharding.with_memory_kind(\"pinned_host\"))")});
+  }
+  OutputValue value = FindOutputValue(module, index);
+  std::string where =
+      value.consumer == nullptr
+          ? absl::StrCat("on the root ", value.producer->origin_name())
+          : absl::StrCat("on ", value.producer->origin_name(),
+                         " where it becomes operand ",
+                         value.operand_index, " of ", value.consumer->name());
+  std::string source;
+  if (!value.producer->metadata().source_file.empty()) {
+    source = absl::StrCat(" (", value.producer->metadata().source_file, ":",
+                          value.producer->metadata().source_line, ")");
+  }
+  fixes.push_back(Fix{
+      "move-to-device",
+      absl::StrCat("move the value back to device memory before it is returned "
+                   "as ",
+                   OutputName(index), ": a MoveToDevice ", where, source,
+                   "; in JAX call jax.device_put(x, "
+                   "sharding.with_memory_kind(\"device\")) (or use a "
+                   "NamedSharding with memory_kind=\"device\") on the value "
+                   "before returning it")});
+  return fixes;
+}
+
+absl::Status ApplyE1200Fix(Module& module, FixStrategy strategy,
+                           const std::vector<ShapeIndex>& outputs) {
+  for (const ShapeIndex& index : outputs) {
+    if (shape_util::TryGetSubshape(module.entry_computation_layout().result,
+                                   index) == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the entry computation has no output ",
+                       ShapeIndexToString(index)));
+    }
+  }
+  if (strategy == FixStrategy::kHostOutput) {
+    EntryComputationLayout& layout = module.entry_computation_layout();
+    for (const ShapeIndex& index : outputs) {
+      shape_util::SetMemorySpaceOfLeaves(
+          *shape_util::TryGetMutableSubshape(layout.result, index),
+          kHostMemorySpace);
+    }
+    layout.from_header = true;
+    return absl::OkStatus();
+  }
+  for (const ShapeIndex& index : outputs) {
+    OutputValue value = FindOutputValue(module, index);
+    Instruction* producer = value.producer;
+    if (IsMoveToDevice(producer)) continue;  // already fixed by an earlier index
+    Computation* entry = module.entry();
+    Instruction* to_device = entry->AddInstruction(
+        HloOpcode::kCustomCall, producer->shape(), {producer}, "move_to_device");
+    InstructionBuilder::SetCustomCallTarget(to_device,
+                                            std::string(kMoveToDeviceTarget));
+    if (value.consumer == nullptr) {
+      entry->set_root(to_device);
+    } else {
+      value.consumer->ReplaceOperandWith(value.operand_index, to_device);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hloff

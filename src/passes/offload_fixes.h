@@ -1,0 +1,53 @@
+// The two fixes for E1200 (an offloaded tensor reaching an entry output whose
+// layout is not host memory), described for diagnostics and applied by
+// `hlo-offload fix`:
+//   host-output    — declare that output in host memory (memory space 5 in the
+//                    entry computation layout; in JAX, out_shardings with
+//                    memory_kind="pinned_host");
+//   move-to-device — bring the value back to device memory before it is
+//                    returned (a MoveToDevice on the value feeding that
+//                    output; in JAX, jax.device_put(x, memory_kind="device")).
+// These go beyond XLA, which only names the walk's start instruction.
+#ifndef HLO_OFFLOAD_PASSES_OFFLOAD_FIXES_H_
+#define HLO_OFFLOAD_PASSES_OFFLOAD_FIXES_H_
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "diag/diagnostic.h"
+#include "ir/hlo.h"
+
+namespace hloff {
+
+enum class FixStrategy { kHostOutput, kMoveToDevice };
+
+// "host-output" / "move-to-device"; nullopt for anything else.
+std::optional<FixStrategy> ParseFixStrategy(absl::string_view text);
+
+// The instruction whose value is returned at entry output `index`, found by
+// following root tuples: `producer` is returned through operand
+// `operand_index` of `consumer` (nullptr when the producer is the root
+// itself), and `rest` is the index still to go inside the producer.
+struct OutputValue {
+  Instruction* producer = nullptr;
+  Instruction* consumer = nullptr;
+  int64_t operand_index = -1;
+  ShapeIndex rest;
+};
+OutputValue FindOutputValue(const Module& module, const ShapeIndex& index);
+
+// Both fixes for an E1200 at entry output `index`, in plain words with the
+// exact new entry_computation_layout and the JAX spelling.
+std::vector<Fix> E1200Fixes(const Module& module, const ShapeIndex& index);
+
+// Rewrites `module` so that the given entry outputs stop raising E1200.
+// host-output sets memory space 5 on those leaves of the entry computation
+// layout; move-to-device wraps the value feeding each output in a MoveToDevice
+// custom call. Errors: FAILED_PRECONDITION when an index does not exist.
+absl::Status ApplyE1200Fix(Module& module, FixStrategy strategy,
+                           const std::vector<ShapeIndex>& outputs);
+
+}  // namespace hloff
+
+#endif  // HLO_OFFLOAD_PASSES_OFFLOAD_FIXES_H_
