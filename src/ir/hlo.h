@@ -247,6 +247,9 @@ class Computation {
   void set_root(Instruction* root) { root_ = root; }
   const std::string& execution_thread() const { return execution_thread_; }
   SourceLoc loc() const { return loc_; }
+  // True for the computation the parser builds for a sugared async op
+  // (`custom-call-start(...)`): XLA does not print it, neither do we.
+  bool is_synthesized() const { return synthesized_; }
 
   int64_t num_parameters() const { return static_cast<int64_t>(params_.size()); }
   Instruction* parameter(int64_t i) const { return params_[i]; }
@@ -290,6 +293,7 @@ class Computation {
   std::vector<Instruction*> params_;
   std::vector<std::unique_ptr<Instruction>> instructions_;
   int64_t dead_count_ = 0;
+  bool synthesized_ = false;
 };
 
 // The entry computation layout: the source of truth for which parameters and

@@ -119,7 +119,6 @@ class Offloader {
   absl::flat_hash_map<const Instruction*, Instruction*> copies_created_after_;
   absl::flat_hash_set<std::pair<const Instruction*, int64_t>>
       already_inserted_copy_before_;
-  absl::flat_hash_set<const Instruction*> move_to_device_with_copy_;
   std::vector<Instruction*> seen_dus_;
   absl::flat_hash_set<const Instruction*> seen_dus_set_;
   absl::flat_hash_set<const Instruction*> annotated_dus_;
@@ -366,7 +365,10 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
       visited_move_to_host_.insert(instr);
       mth_to_remove.push_back(instr);
     } else if (IsMoveToDevice(instr)) {
-      mtd_to_copy_before.push_back(instr);
+      if (std::find(mtd_to_copy_before.begin(), mtd_to_copy_before.end(),
+                    instr) == mtd_to_copy_before.end()) {
+        mtd_to_copy_before.push_back(instr);
+      }
       continue;
     } else if (instr->opcode() == HloOpcode::kDynamicUpdateSlice) {
       if (seen_dus_set_.insert(instr).second) seen_dus_.push_back(instr);
@@ -376,10 +378,8 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
       if (instr->opcode() == HloOpcode::kAsyncStart) {
         save = false;
       } else if (instr->opcode() == HloOpcode::kAsyncDone) {
-        ShapeIndex index = {1};
-        index.insert(index.end(), current.shape_index.begin(),
-                     current.shape_index.end());
-        buffers_to_set_to_host.push_back({instr->operand(0), index});
+        // The async-start's output element, as XLA sets it (index {1}).
+        buffers_to_set_to_host.push_back({instr->operand(0), ShapeIndex{1}});
       } else if (instr->opcode() == HloOpcode::kParameter) {
         for (Instruction* caller : call_graph_.CallersOf(instr->parent())) {
           if (caller->opcode() != HloOpcode::kAsyncStart) continue;
@@ -484,8 +484,9 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
       return s;
     }
   }
+  // Every walk that reaches a MoveToDevice gives it a fresh device copy of its
+  // current operand (the MoveToDevice stays as a barrier until the end).
   for (Instruction* mtd : mtd_to_copy_before) {
-    if (!move_to_device_with_copy_.insert(mtd).second) continue;
     Instruction* copy = NewCopy(mtd->operand(0), kDefaultMemorySpace);
     mtd->ReplaceOperandWith(0, copy);
     Trace(1, absl::StrCat("Inserted copy ", Quoted(copy),

@@ -1387,6 +1387,67 @@ absl::Status Parser::Finish(Module& module) {
     }
     call.instr->called_computations_[call.index] = callee;
   }
+  // Sugared async ops (`custom-call-start(...)`) wrap their op in a
+  // computation that the text leaves out; build it, as XLA's parser does.
+  std::vector<std::unique_ptr<Computation>> wrapped;
+  for (const auto& comp : module.computations_) {
+    for (const auto& owned : comp->instructions_) {
+      Instruction* start = owned.get();
+      if (start->opcode_ != HloOpcode::kAsyncStart ||
+          !start->called_computations_.empty()) {
+        continue;
+      }
+      absl::string_view spelling = start->opcode_spelling_;
+      auto wrapped_opcode = StringToHloOpcode(
+          spelling.substr(0, spelling.size() - std::string_view("-start").size()));
+      const Shape& shape = start->shape_;
+      if (!wrapped_opcode || !shape.IsTuple() || shape.tuple_shapes.size() < 2 ||
+          !shape.tuple_shapes[0].IsTuple() ||
+          shape.tuple_shapes[0].tuple_shapes.size() !=
+              static_cast<size_t>(start->operand_count())) {
+        return ErrorAt(def_pos_[start],
+                       absl::StrCat("'", start->name_, "': the shape of ",
+                                    spelling, " must be ((operand shapes...), "
+                                    "result shape, context...)"));
+      }
+      auto comp_owned = std::make_unique<Computation>();
+      Computation* body = comp_owned.get();
+      body->name_ = absl::StrCat(start->name_, ".wrapped_computation");
+      body->parent_ = &module;
+      body->synthesized_ = true;
+      body->execution_thread_ = start->async_execution_thread_;
+      std::vector<Instruction*> params;
+      for (int64_t i = 0; i < start->operand_count(); ++i) {
+        auto param = std::make_unique<Instruction>();
+        param->opcode_ = HloOpcode::kParameter;
+        param->opcode_spelling_ = "parameter";
+        param->name_ = absl::StrCat("param_", i);
+        param->shape_ = shape.tuple_shapes[0].tuple_shapes[i];
+        param->parameter_number_ = i;
+        param->parent_ = body;
+        param->loc_ = start->loc_;
+        params.push_back(param.get());
+        body->instructions_.push_back(std::move(param));
+      }
+      auto root = std::make_unique<Instruction>();
+      InstructionBuilder::CopyAttributes(*start, root.get());
+      root->opcode_ = *wrapped_opcode;
+      root->opcode_spelling_ = std::string(HloOpcodeString(*wrapped_opcode));
+      root->name_ = absl::StrCat(start->name_, ".wrapped");
+      root->shape_ = shape.tuple_shapes[1];
+      root->parent_ = body;
+      root->loc_ = start->loc_;
+      root->operands_ = params;
+      for (Instruction* p : params) p->AddUser(root.get());
+      body->root_ = root.get();
+      body->params_ = params;
+      body->instructions_.push_back(std::move(root));
+      start->called_computations_.push_back(body);
+      wrapped.push_back(std::move(comp_owned));
+    }
+  }
+  for (auto& comp : wrapped) module.computations_.push_back(std::move(comp));
+
   // Structural checks the passes rely on.
   for (const auto& comp : module.computations_) {
     for (const auto& owned : comp->instructions_) {

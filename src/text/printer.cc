@@ -154,6 +154,7 @@ void PrintModule(const Module& module, std::string& out) {
   AppendStackFrames(out, module.stack_frame_index());
   bool first = true;
   for (const auto& comp : module.computations()) {
+    if (comp->is_synthesized()) continue;
     if (!first) out += '\n';
     first = false;
     if (comp->IsEntry()) out += "ENTRY ";

@@ -22,6 +22,7 @@
 #include "diag/docs.h"
 #include "diag/render.h"
 #include "passes/offload_fixes.h"
+#include "passes/offload_lints.h"
 #include "passes/pass.h"
 #include "text/parser.h"
 #include "text/printer.h"
@@ -147,6 +148,7 @@ struct CommonOptions {
   std::string output;
   bool in_place = false;
   std::string passes;
+  bool no_lints = false;
   OffloadOptions offload;
 };
 
@@ -233,6 +235,10 @@ ModuleResult ProcessChunk(const std::string& path, const InputChunk& chunk,
     return result;
   }
   result.module_name = (*module)->name();
+  std::vector<Diagnostic> lints;
+  LintInputFacts facts;
+  bool lint = run_passes && !options.no_lints && options.passes.empty();
+  if (lint) facts = LintInput(**module, lints);
   if (run_passes) {
     DiagnosticSink sink;
     PassContext context;
@@ -250,6 +256,14 @@ ModuleResult ProcessChunk(const std::string& path, const InputChunk& chunk,
     }
     auto changed = RunPasses(**module, passes, context);
     result.diagnostics = std::move(sink.mutable_diagnostics());
+    if (changed.ok() && lint) LintOutput(**module, facts, lints);
+    for (Diagnostic& d : lints) result.diagnostics.push_back(std::move(d));
+    for (const Diagnostic& d : result.diagnostics) {
+      if (d.severity == Severity::kError && d.code != DiagCode::kE1200 &&
+          changed.ok()) {
+        result.pass_failed = true;  // an error-level lint
+      }
+    }
     if (!changed.ok()) {
       result.pass_failed = true;
       bool reported = false;
@@ -402,6 +416,8 @@ int RunTool(const std::vector<std::string>& args, std::ostream& out,
       ->check(CLI::IsMember({"text", "xla", "json", "sarif"}));
   check->add_flag("--split-input-file", check_opts.split_input_file,
                   "treat lines '// -----' as module separators");
+  check->add_flag("--no-lints", check_opts.no_lints,
+                  "report only what XLA's passes report (no HO3xxx lints)");
   AddOffloadFlags(check, check_opts);
   check->add_option("FILE", check_opts.inputs,
                     "HLO text files, directories of *.txt/*.hlo, or - for "
