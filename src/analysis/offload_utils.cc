@@ -48,8 +48,11 @@ bool CustomCallReusesBuffer(const Instruction* instr, int64_t operand_index) {
 
 absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetSuccessors(
     const InstructionAndShapeIndex& value, const CallGraph& call_graph,
-    bool skip_whole_tuple_reads) {
+    bool skip_whole_tuple_reads, Instruction** offending) {
   std::vector<InstructionAndShapeIndex> out;
+  auto blame = [&](Instruction* instr) {
+    if (offending != nullptr) *offending = instr;
+  };
   Instruction* instr = value.instruction;
   const ShapeIndex& index = value.shape_index;
   if (instr->IsRoot()) {
@@ -69,6 +72,7 @@ absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetSuccessors(
       case HloOpcode::kGetTupleElement:
         if (index.empty()) {
           if (skip_whole_tuple_reads) break;
+          blame(user);
           return absl::UnimplementedError(absl::StrCat(
               "get-tuple-element \"", user->name(),
               "\" reads a tracked value as a whole (empty shape index); "
@@ -98,6 +102,7 @@ absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetSuccessors(
       case HloOpcode::kConditional:
         for (int64_t p : user->OperandIndices(instr)) {
           if (p == 0) {
+            blame(user);
             return absl::UnimplementedError(absl::StrCat(
                 "the branch selector of conditional \"", user->name(),
                 "\" is host data; XLA's host offloader maps it to branch -1 "
@@ -125,6 +130,7 @@ absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetSuccessors(
         for (int64_t p : user->OperandIndices(instr)) {
           if (!CustomCallReusesBuffer(user, p)) continue;
           if (found) {
+            blame(user);
             return absl::InternalError(
                 "Found multiple operands of a custom call that reuse the same "
                 "output buffer.");
@@ -226,6 +232,96 @@ absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetPredecessors(
       out.push_back({instr->operand(0), index});
       return out;
   }
+}
+
+namespace {
+bool IsReshapeBroadcastOrTranspose(const Instruction* instr) {
+  return instr->opcode() == HloOpcode::kReshape ||
+         instr->opcode() == HloOpcode::kBroadcast ||
+         instr->opcode() == HloOpcode::kTranspose;
+}
+
+// Searches from `start` along users (or operands) through
+// reshape/broadcast/transpose for an instruction with opcode `target`.
+bool ReachesThroughReshapes(const Instruction* start, HloOpcode target,
+                            bool along_users) {
+  std::vector<const Instruction*> stack = {start};
+  absl::flat_hash_set<const Instruction*> visited;
+  while (!stack.empty()) {
+    const Instruction* current = stack.back();
+    stack.pop_back();
+    if (!visited.insert(current).second) continue;
+    const auto& next = along_users ? current->users() : current->operands();
+    for (const Instruction* n : next) {
+      if (n->opcode() == target) return true;
+      if (IsReshapeBroadcastOrTranspose(n)) stack.push_back(n);
+    }
+  }
+  return false;
+}
+}  // namespace
+
+bool IsMoveToHostWithDynamicUpdateSlice(const Instruction* instr) {
+  return IsMoveToHost(instr) &&
+         ReachesThroughReshapes(instr, HloOpcode::kDynamicUpdateSlice, true);
+}
+
+bool IsMoveToDeviceWithDynamicSlice(const Instruction* instr) {
+  return IsMoveToDevice(instr) &&
+         ReachesThroughReshapes(instr, HloOpcode::kDynamicSlice, false);
+}
+
+absl::flat_hash_set<int64_t> CollectDynamicVariableTupleIndices(
+    const Instruction* while_loop) {
+  absl::flat_hash_set<int64_t> indices;
+  if (while_loop->opcode() != HloOpcode::kWhile) return indices;
+  const Computation* body = while_loop->while_body();
+  if (body == nullptr) return indices;
+  bool offloads = false;
+  for (const auto& instr : body->raw_instructions()) {
+    if (instr->IsDead()) continue;
+    if (IsMoveToHostWithDynamicUpdateSlice(instr.get()) ||
+        IsMoveToDeviceWithDynamicSlice(instr.get())) {
+      offloads = true;
+      break;
+    }
+  }
+  if (!offloads) return indices;
+  for (const auto& instr : body->raw_instructions()) {
+    if (instr->IsDead()) continue;
+    int64_t first_index;
+    if (instr->opcode() == HloOpcode::kDynamicUpdateSlice) {
+      first_index = 2;
+    } else if (instr->opcode() == HloOpcode::kDynamicSlice) {
+      first_index = 1;
+    } else {
+      continue;
+    }
+    for (int64_t i = first_index; i < instr->operand_count(); ++i) {
+      std::vector<const Instruction*> stack = {instr->operand(i)};
+      absl::flat_hash_set<const Instruction*> visited;
+      while (!stack.empty()) {
+        const Instruction* value = stack.back();
+        stack.pop_back();
+        if (!visited.insert(value).second) continue;
+        switch (value->opcode()) {
+          case HloOpcode::kGetTupleElement:
+            indices.insert(value->tuple_index());
+            break;
+          case HloOpcode::kCopy:
+          case HloOpcode::kAdd:
+          case HloOpcode::kSubtract:
+          case HloOpcode::kMultiply:
+          case HloOpcode::kDivide:
+            for (const Instruction* op : value->operands()) stack.push_back(op);
+            break;
+          default:
+            break;
+        }
+      }
+    }
+  }
+  return indices;
 }
 
 }  // namespace hloff

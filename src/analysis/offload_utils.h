@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/status/statusor.h"
 #include "analysis/call_graph.h"
@@ -67,9 +68,14 @@ bool CustomCallReusesBuffer(const Instruction* instr, int64_t operand_index);
 // With `skip_whole_tuple_reads`, a get-tuple-element reached with an empty
 // shape index is skipped instead of being an error (the tolerance newest
 // HostOffloadLegalize relies on for multi-output ops such as sort).
+// On error, `*offending` (if given) is set to the instruction at fault.
 absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetSuccessors(
     const InstructionAndShapeIndex& value, const CallGraph& call_graph,
-    bool skip_whole_tuple_reads = false);
+    bool skip_whole_tuple_reads = false, Instruction** offending = nullptr);
+
+// The message prefix of the error GetSuccessors returns when a
+// get-tuple-element reads a tracked value as a whole (XLA: a CHECK failure).
+inline constexpr absl::string_view kWholeTupleReadError = "get-tuple-element \"";
 
 // Predecessors (V6 GetPredecessors, conditionals included). `operand_index`
 // picks the operand of multi-operand instructions. Errors: UNIMPLEMENTED where
@@ -78,6 +84,21 @@ absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetSuccessors(
 absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetPredecessors(
     const InstructionAndShapeIndex& value, const CallGraph& call_graph,
     std::optional<int64_t> operand_index = std::nullopt);
+
+// A MoveToHost whose value reaches a dynamic-update-slice through reshape,
+// broadcast or transpose users (IsMoveToHostWithDynamicUpdateSlice).
+bool IsMoveToHostWithDynamicUpdateSlice(const Instruction* instr);
+// A MoveToDevice fed by a dynamic-slice through reshape, broadcast or
+// transpose operands (IsMoveToDeviceWithDynamicSlice).
+bool IsMoveToDeviceWithDynamicSlice(const Instruction* instr);
+
+// For a while loop whose body offloads through DUS/DS (one of the two
+// predicates above holds for a body instruction): the loop-tuple indices whose
+// get-tuple-elements flow, through copy/add/subtract/multiply/divide, into
+// the index operands of the body's DS and DUS. Empty otherwise. Mirrors V6
+// host_offload_utils CollectDynamicVariableTupleIndices.
+absl::flat_hash_set<int64_t> CollectDynamicVariableTupleIndices(
+    const Instruction* while_loop);
 
 }  // namespace hloff
 

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/call_graph.h"
 #include "analysis/offload_utils.h"
@@ -69,10 +70,17 @@ class Offloader {
     if (context_.diagnostics) context_.diagnostics->Emit(std::move(d));
     return status;
   }
-  absl::Status FailFrom(const absl::Status& status, const Instruction* instr) {
+  // A status from the dataflow utilities, reported at the instruction at
+  // fault (`offending`, else `instr`).
+  absl::Status FailFrom(const absl::Status& status, const Instruction* instr,
+                        const Instruction* offending = nullptr) {
     DiagCode code = DiagCode::kHO9002;
     if (status.code() == absl::StatusCode::kInternal) code = DiagCode::kHO1006;
-    return Fail(code, std::string(status.message()), instr);
+    if (absl::StartsWith(status.message(), kWholeTupleReadError)) {
+      code = DiagCode::kHO9001;
+    }
+    return Fail(code, std::string(status.message()),
+                offending != nullptr ? offending : instr);
   }
   void Warn(DiagCode code, std::string message, const Instruction* instr) {
     if (!warned_.insert({code, instr}).second) return;
@@ -99,7 +107,7 @@ class Offloader {
   void DynamifySlice(Instruction* slice);
   absl::Status HandleDynamicUpdateSlices();
   absl::Status CreateAllocateBufferForDynamicUpdateSlice(Instruction* dus);
-  bool RemoveMoveToDevices();
+  absl::StatusOr<bool> RemoveMoveToDevices();
   bool ApplySchedulingFix();
   bool CseCreatedCopies();
   void ReportOutputError(const IAS& start, const IAS& root,
@@ -127,6 +135,7 @@ class Offloader {
   absl::flat_hash_set<std::pair<DiagCode, const Instruction*>> warned_;
   absl::flat_hash_set<std::pair<const Instruction*, ShapeIndex>> reported_outputs_;
   std::vector<absl::Status> output_errors_;
+  Instruction* offending_ = nullptr;  // set by failing dataflow queries
 };
 
 Instruction* Offloader::NewCopy(Instruction* operand, int64_t memory_space) {
@@ -194,7 +203,7 @@ absl::StatusOr<bool> Offloader::SliceLeadsToMoveToDevice(Instruction* slice) {
   if (cached != slice_leads_to_device_.end()) return cached->second;
   std::deque<IAS> queue;
   absl::flat_hash_set<IAS> seen;
-  auto first = GetSuccessors({slice, {}}, call_graph_);
+  auto first = GetSuccessors({slice, {}}, call_graph_, false, &offending_);
   if (!first.ok()) return first.status();
   for (auto& s : *first) {
     if (seen.insert(s).second) queue.push_back(s);
@@ -240,7 +249,7 @@ absl::StatusOr<bool> Offloader::SliceLeadsToMoveToDevice(Instruction* slice) {
       result = false;
       break;
     }
-    auto next = GetSuccessors(current, call_graph_);
+    auto next = GetSuccessors(current, call_graph_, false, &offending_);
     if (!next.ok()) return next.status();
     for (auto& s : *next) {
       if (seen.insert(s).second) queue.push_back(s);
@@ -391,8 +400,9 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
       }
     } else if (instr->opcode() == HloOpcode::kDynamicSlice ||
                instr->opcode() == HloOpcode::kSlice) {
+      offending_ = nullptr;
       auto leads = SliceLeadsToMoveToDevice(instr);
-      if (!leads.ok()) return FailFrom(leads.status(), instr);
+      if (!leads.ok()) return FailFrom(leads.status(), instr, offending_);
       if (*leads) {
         if (instr->opcode() == HloOpcode::kSlice) {
           slices_to_dynamify.push_back(instr);
@@ -448,8 +458,9 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
       }
     }
     if (!expand) continue;
-    auto successors = GetSuccessors(current, call_graph_);
-    if (!successors.ok()) return FailFrom(successors.status(), instr);
+    Instruction* offending = nullptr;
+    auto successors = GetSuccessors(current, call_graph_, false, &offending);
+    if (!successors.ok()) return FailFrom(successors.status(), instr, offending);
     for (IAS& s : *successors) {
       if (MemorySpaceAt(s.instruction, s.shape_index) == kHostMemorySpace) {
         continue;  // already host from an earlier walk
@@ -607,7 +618,7 @@ absl::StatusOr<std::vector<IAS>> Offloader::GetStartingInstructions(
   std::vector<IAS> starts;
   std::deque<IAS> queue;
   absl::flat_hash_set<IAS> seen;
-  auto first = GetSuccessors({mth, {}}, call_graph_);
+  auto first = GetSuccessors({mth, {}}, call_graph_, false, &offending_);
   if (!first.ok()) return first.status();
   for (auto& s : *first) {
     if (seen.insert(s).second) queue.push_back(s);
@@ -628,7 +639,7 @@ absl::StatusOr<std::vector<IAS>> Offloader::GetStartingInstructions(
       starts.push_back(current);
       continue;
     }
-    auto next = GetSuccessors(current, call_graph_);
+    auto next = GetSuccessors(current, call_graph_, false, &offending_);
     if (!next.ok()) return next.status();
     for (auto& s : *next) {
       if (seen.insert(s).second) queue.push_back(s);
@@ -662,8 +673,9 @@ absl::StatusOr<bool> Offloader::HandleMoveToHostCustomCall(Instruction* mth) {
                             "\" to replace broadcast ", Quoted(operand)));
     }
   }
+  offending_ = nullptr;
   auto starts = GetStartingInstructions(mth);
-  if (!starts.ok()) return FailFrom(starts.status(), mth);
+  if (!starts.ok()) return FailFrom(starts.status(), mth, offending_);
   if (starts->empty() && mth->IsRoot() && mth->parent() == module_.entry()) {
     if (context_.options.fix_entry_layout_unless_customized) {
       Shape& result = module_.entry_computation_layout().result;
@@ -945,11 +957,20 @@ absl::Status Offloader::HandleDynamicUpdateSlices() {
   return absl::OkStatus();
 }
 
-bool Offloader::RemoveMoveToDevices() {
+absl::StatusOr<bool> Offloader::RemoveMoveToDevices() {
   bool changed = false;
   for (const auto& comp : module_.computations()) {
     for (Instruction* instr : comp->MakeInstructionPostOrder()) {
       if (!IsMoveToDevice(instr)) continue;
+      if (!shape_util::Compatible(instr->shape(), instr->operand(0)->shape())) {
+        return Fail(DiagCode::kHO1008,
+                    absl::StrCat("MoveToDevice \"", instr->name(),
+                                 "\" has shape ", ShapeToString(instr->shape()),
+                                 " but its operand has shape ",
+                                 ShapeToString(instr->operand(0)->shape()),
+                                 "; it cannot be replaced by its operand"),
+                    instr);
+      }
       if (context_.TraceOn(2)) {
         Trace(2, absl::StrCat("Removing MoveToDevice custom call ",
                               Quoted(instr)));
@@ -1221,7 +1242,9 @@ absl::StatusOr<bool> Offloader::Run() {
   if (!output_errors_.empty()) return output_errors_.front();
 
   if (auto s = HandleDynamicUpdateSlices(); !s.ok()) return s;
-  changed_ |= RemoveMoveToDevices();
+  auto removed = RemoveMoveToDevices();
+  if (!removed.ok()) return removed.status();
+  changed_ |= *removed;
   changed_ |= ApplySchedulingFix();
   changed_ |= CseCreatedCopies();
   module_.Sweep();

@@ -6,6 +6,7 @@
 #include "passes/convert_memory_placement_to_internal_annotations.h"
 #include "passes/host_offload_legalize.h"
 #include "passes/host_offloader.h"
+#include "passes/strip_memory_placement_annotations.h"
 
 namespace hloff {
 
@@ -28,6 +29,12 @@ const std::vector<PassInfo>& PassRegistry() {
          "the MoveToDevice, or up above the MoveToHost)",
          [](const PassContext& c) {
            return std::make_unique<HostOffloadLegalize>(c);
+         }},
+        {"strip-memory-placement-annotations",
+         "remove annotate_device_placement / MoveToHost / MoveToDevice "
+         "(what XLA's CPU compiler does instead of offloading)",
+         [](const PassContext& c) {
+           return std::make_unique<StripMemoryPlacementAnnotations>(c);
          }},
         {"host-offloader",
          "track offloaded tensors, set host memory space, insert host/device "

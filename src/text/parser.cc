@@ -54,6 +54,17 @@ class Parser {
   absl::Status ErrorAt(size_t pos, absl::string_view message) {
     if (!error_.ok()) return error_;
     pos = std::min(pos, text_.size());
+    std::string what(message);
+    if (what.find("end of input") == std::string::npos) {
+      size_t rest = pos;
+      while (rest < text_.size() &&
+             (text_[rest] == ' ' || text_[rest] == '\t' ||
+              text_[rest] == '\n' || text_[rest] == '\r')) {
+        ++rest;
+      }
+      if (rest >= text_.size()) what = absl::StrCat("unexpected end of input, ", what);
+    }
+    message = what;
     SourceLoc loc = LocAt(pos);
     size_t line_start = pos;
     while (line_start > 0 && text_[line_start - 1] != '\n') --line_start;
@@ -74,6 +85,11 @@ class Parser {
       shown += (c == '\0' || static_cast<unsigned char>(c) < 0x20) && c != '\t'
                    ? ' '
                    : c;
+    }
+    if (!show_source_line_) {
+      error_ = absl::InvalidArgumentError(absl::StrCat(
+          options_.path, ":", loc.line, ":", loc.column, ": error: ", message));
+      return error_;
     }
     error_ = absl::InvalidArgumentError(
         absl::StrCat(options_.path, ":", loc.line, ":", loc.column,
@@ -236,9 +252,23 @@ class Parser {
   // Captures an attribute value as balanced text, whitespace outside strings
   // collapsed to one space and `//` comments dropped. Stops at a top-level
   // `,`, an unbalanced closer, or top-level whitespace not followed by `{`.
-  absl::StatusOr<std::string> ParseRawValue() {
+  absl::StatusOr<std::string> ParseRawValue(size_t* value_start = nullptr,
+                                            absl::string_view attr = {}) {
+    std::string expected =
+        attr.empty() ? std::string("an attribute value")
+                     : absl::StrCat("a value for attribute '", attr, "'");
+    size_t value_pos = pos_;
     if (auto s = SkipSpace(); !s.ok()) return s;
     size_t start = pos_;
+    if (value_start != nullptr) *value_start = start;
+    if (AtEnd()) {
+      return ErrorAt(value_pos, absl::StrCat("unexpected end of input, expected ", expected));
+    }
+    // A value never starts a new instruction: `x=` at the end of a line
+    // followed by `ROOT y = ...` or `y = ...` is a missing value.
+    if (start > value_pos && StartsInstruction(start)) {
+      return ErrorAt(value_pos, absl::StrCat("expected ", expected));
+    }
     std::string out;
     std::vector<char> stack;
     while (pos_ < text_.size()) {
@@ -298,8 +328,26 @@ class Parser {
       return ErrorAt(start, "unexpected end of input inside attribute value");
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();
-    if (out.empty()) return ErrorAt(start, "expected an attribute value");
+    if (out.empty()) return ErrorAt(value_pos, absl::StrCat("expected ", expected));
     return out;
+  }
+  // True when the text at `at` reads `ROOT ...` or `name = ...`.
+  bool StartsInstruction(size_t at) {
+    size_t save = pos_;
+    pos_ = at;
+    bool result = false;
+    if (ConsumeWord("ROOT")) {
+      result = true;
+    } else {
+      if (Peek() == '%') ++pos_;
+      absl::string_view ident = RawIdent();
+      if (!ident.empty()) {
+        while (Peek() == ' ' || Peek() == '\t') ++pos_;
+        result = Peek() == '=' && Peek(1) != '=';
+      }
+    }
+    pos_ = save;
+    return result;
   }
 
   // ---- shapes ----
@@ -331,6 +379,7 @@ class Parser {
   size_t pos_ = 0;
   std::vector<size_t> line_starts_;
   absl::Status error_;
+  bool show_source_line_ = true;  // false for binary input
 
   // Pending name resolutions.
   struct PendingOperand {
@@ -350,7 +399,17 @@ class Parser {
   absl::flat_hash_map<absl::string_view, Instruction*> scope_;
   std::vector<PendingOperand> pending_operands_;
   std::vector<PendingOperand> pending_control_;
+  // Operand shapes written in the text (`add(f32[4]{0} a, ...)`), checked
+  // against the operands' own shapes once names are resolved.
+  struct TypedOperand {
+    Instruction* instr;
+    size_t index;
+    Shape shape;
+    size_t pos;
+  };
+  std::vector<TypedOperand> typed_operands_;
   absl::flat_hash_map<const Instruction*, size_t> def_pos_;
+  absl::flat_hash_map<const Instruction*, size_t> opcode_pos_;
   absl::flat_hash_map<const Computation*, size_t> comp_pos_;
   // Owned storage for names read out of attribute values.
   std::vector<std::unique_ptr<std::string>> new_names_;
@@ -739,9 +798,8 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
       return ErrorAt(attr_pos, absl::StrCat("duplicate attribute '", attr, "'"));
     }
   }
-  if (auto s = SkipSpace(); !s.ok()) return s;
   size_t value_pos = pos_;
-  auto value = ParseRawValue();
+  auto value = ParseRawValue(&value_pos, attr);
   if (!value.ok()) return value.status();
   absl::string_view v = *value;
 
@@ -1055,6 +1113,17 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
 
   if (!LooksLikeShape()) {
     if (!error_.ok()) return error_;
+    if (AtEnd()) return Error("unexpected end of input, expected the instruction's shape");
+    size_t type_pos = pos_;
+    absl::string_view word = RawIdent();
+    if (!word.empty() && AtEnd()) {
+      return ErrorAt(type_pos, absl::StrCat("unexpected end of input in the shape '",
+                                            word, "'"));
+    }
+    if (!word.empty() && Peek() == '[') {
+      return ErrorAt(type_pos, absl::StrCat("unknown element type '", word, "'"));
+    }
+    pos_ = type_pos;
     return Error("expected the instruction's shape");
   }
   auto shape = ParseShapeAt(0);
@@ -1085,10 +1154,15 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
     }
   }
   if (!opcode) {
+    if (AtEnd()) {
+      return ErrorAt(opcode_pos, absl::StrCat("unexpected end of input after '",
+                                              spelling, "'"));
+    }
     return ErrorAt(opcode_pos, absl::StrCat("unknown opcode '", spelling, "'"));
   }
   instr->opcode_ = *opcode;
   instr->opcode_spelling_ = std::string(spelling);
+  opcode_pos_[instr] = opcode_pos;
 
   if (auto s = Expect('(', "'(' after the opcode"); !s.ok()) return s;
   if (instr->opcode_ == HloOpcode::kParameter) {
@@ -1151,15 +1225,23 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
   } else if (!Consume(')')) {
     if (!error_.ok()) return error_;
     while (true) {
+      std::optional<Shape> typed;
+      size_t typed_pos = pos_;
       if (LooksLikeShape()) {
+        typed_pos = pos_;
         auto operand_shape = ParseShapeAt(0);
         if (!operand_shape.ok()) return operand_shape.status();
+        typed = std::move(*operand_shape);
       }
       if (!error_.ok()) return error_;
       if (auto s = SkipSpace(); !s.ok()) return s;
       size_t operand_pos = pos_;
       auto operand = ParseName("an operand name");
       if (!operand.ok()) return operand.status();
+      if (Peek() == '[') {
+        return ErrorAt(operand_pos,
+                       absl::StrCat("unknown element type '", *operand, "'"));
+      }
       if (Next('(')) {
         return ErrorAt(operand_pos,
                        "nested instructions as operands are not supported");
@@ -1168,6 +1250,10 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
         return Error(
             "compact get-tuple-element operands ('%x#0') are not supported; "
             "print the module without compact_gte");
+      }
+      if (typed) {
+        typed_operands_.push_back(
+            TypedOperand{instr, instr->operands_.size(), std::move(*typed), typed_pos});
       }
       pending_operands_.push_back(PendingOperand{
           instr, instr->operands_.size(), *operand, operand_pos});
@@ -1259,6 +1345,7 @@ absl::Status Parser::ParseComputation(Module& module) {
   scope_.clear();
   pending_operands_.clear();
   pending_control_.clear();
+  typed_operands_.clear();
   bool saw_root = false;
   while (true) {
     if (auto s = SkipSpace(); !s.ok()) return s;
@@ -1287,6 +1374,17 @@ absl::Status Parser::ParseComputation(Module& module) {
     }
     p.instr->operands_[p.index] = it->second;
     it->second->AddUser(p.instr);
+  }
+  for (const TypedOperand& t : typed_operands_) {
+    const Instruction* operand = t.instr->operands_[t.index];
+    Shape written = t.shape;
+    shape_util::SetDefaultLayoutsWhereMissing(written);
+    if (!shape_util::Compatible(written, operand->shape_)) {
+      return ErrorAt(t.pos, absl::StrCat("operand ", t.index, " is written as ",
+                                         ShapeToString(t.shape), " but '",
+                                         operand->name_, "' has shape ",
+                                         ShapeToString(operand->shape_)));
+    }
   }
   for (const PendingOperand& p : pending_control_) {
     auto it = scope_.find(p.name);
@@ -1457,7 +1555,7 @@ absl::Status Parser::Finish(Module& module) {
       };
       auto need_operands = [&](int64_t n) -> absl::Status {
         if (instr->operand_count() == n) return absl::OkStatus();
-        return fail(absl::StrCat(instr->opcode_spelling_, " expects ", n,
+        return ErrorAt(opcode_pos_[instr], absl::StrCat(instr->opcode_spelling_, " expects ", n,
                                  " operand", n == 1 ? "" : "s", ", got ",
                                  instr->operand_count()));
       };
@@ -1511,11 +1609,45 @@ absl::Status Parser::Finish(Module& module) {
           break;
         case HloOpcode::kAsyncStart:
           if (!instr->called_computations_.empty() &&
-              instr->operand_count() >
+              instr->operand_count() !=
                   instr->called_computations_[0]->num_parameters()) {
-            return fail("async-start has more operands than its computation "
-                        "has parameters");
+            return fail(absl::StrCat(
+                "async-start has ", instr->operand_count(),
+                " operands but its computation '",
+                instr->called_computations_[0]->name_, "' has ",
+                instr->called_computations_[0]->num_parameters(),
+                " parameters"));
           }
+          break;
+        case HloOpcode::kAbs: case HloOpcode::kCeil: case HloOpcode::kFloor:
+        case HloOpcode::kNegate: case HloOpcode::kNot: case HloOpcode::kSign:
+        case HloOpcode::kExponential: case HloOpcode::kExponentialMinusOne:
+        case HloOpcode::kLog: case HloOpcode::kLogPlusOne:
+        case HloOpcode::kLogistic: case HloOpcode::kSqrt: case HloOpcode::kRsqrt:
+        case HloOpcode::kCbrt: case HloOpcode::kTanh: case HloOpcode::kSine:
+        case HloOpcode::kCosine: case HloOpcode::kTan: case HloOpcode::kErf:
+        case HloOpcode::kIsFinite: case HloOpcode::kRoundNearestAfz:
+        case HloOpcode::kRoundNearestEven: case HloOpcode::kCountLeadingZeros:
+        case HloOpcode::kPopcnt: case HloOpcode::kReal: case HloOpcode::kImag:
+        case HloOpcode::kConvert: case HloOpcode::kBitcastConvert:
+        case HloOpcode::kReducePrecision: case HloOpcode::kTranspose:
+        case HloOpcode::kReverse: case HloOpcode::kAcos: case HloOpcode::kAcosh:
+        case HloOpcode::kAsin: case HloOpcode::kAsinh: case HloOpcode::kAtanh:
+        case HloOpcode::kCosh: case HloOpcode::kSinh:
+          st = need_operands(1);
+          break;
+        case HloOpcode::kAdd: case HloOpcode::kSubtract: case HloOpcode::kMultiply:
+        case HloOpcode::kDivide: case HloOpcode::kMaximum: case HloOpcode::kMinimum:
+        case HloOpcode::kPower: case HloOpcode::kRemainder: case HloOpcode::kAnd:
+        case HloOpcode::kOr: case HloOpcode::kXor: case HloOpcode::kCompare:
+        case HloOpcode::kAtan2: case HloOpcode::kShiftLeft:
+        case HloOpcode::kShiftRightArithmetic: case HloOpcode::kShiftRightLogical:
+        case HloOpcode::kComplex: case HloOpcode::kMulhi:
+          st = need_operands(2);
+          break;
+        case HloOpcode::kSelect:
+        case HloOpcode::kClamp:
+          st = need_operands(3);
           break;
         case HloOpcode::kGetTupleElement: {
           st = need_operands(1);
@@ -1638,6 +1770,22 @@ absl::Status Parser::Finish(Module& module) {
 absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
   if (text_.size() > (size_t{1} << 31)) {
     return ErrorAt(0, "input larger than 2 GiB");
+  }
+  // Control bytes early on mean the input is not text at all; a NUL byte
+  // anywhere is an error (XLA's lexer rejects it).
+  for (size_t i = 0; i < std::min<size_t>(text_.size(), 4096); ++i) {
+    unsigned char c = static_cast<unsigned char>(text_[i]);
+    if ((c < 0x20 && c != 0 && c != '\n' && c != '\r' && c != '\t' &&
+         c != '\f' && c != '\v') ||
+        c == 0x7f) {
+      show_source_line_ = false;
+      return ErrorAt(0, absl::StrCat("the input is not HLO text (binary data: byte 0x",
+                                     absl::Hex(c, absl::kZeroPad2), " at offset ", i, ")"));
+    }
+  }
+  size_t nul = text_.find('\0');
+  if (nul != absl::string_view::npos) {
+    return ErrorAt(nul, "NUL byte in input (is this a binary file?)");
   }
   auto module = std::make_unique<Module>();
   module->source_path_ = options_.path;
