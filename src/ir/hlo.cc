@@ -261,8 +261,10 @@ void Computation::RemoveInstructionAndUnusedOperands(Instruction* instruction) {
       continue;
     }
     if (current->opcode_ == HloOpcode::kParameter) continue;
+    const RawAttribute* side_effect =
+        current->FindRawAttribute("custom_call_has_side_effect");
     if (current != instruction && current->opcode_ == HloOpcode::kCustomCall &&
-        current->FindRawAttribute("custom_call_has_side_effect") != nullptr) {
+        side_effect != nullptr && side_effect->value == "true") {
       continue;
     }
     std::vector<Instruction*> operands = current->operands_;
