@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "diag/docs.h"
 
 namespace hloff {
 namespace {
@@ -159,14 +160,19 @@ nlohmann::json RenderSarif(const std::vector<FileDiagnostics>& files,
                            absl::string_view tool_version) {
   nlohmann::json rules = nlohmann::json::array();
   for (DiagCode code : AllDiagCodes()) {
-    rules.push_back(
-        {{"id", std::string(DiagCodeString(code))},
-         {"name", std::string(DiagCodeName(code))},
-         {"shortDescription", {{"text", std::string(DiagCodeSummary(code))}}},
-         {"helpUri", DiagCodeHelpUri(code)},
-         {"defaultConfiguration",
-          {{"level", DiagCodeSeverity(code) == Severity::kError ? "error"
-                                                                : "warning"}}}});
+    nlohmann::json rule = {
+        {"id", std::string(DiagCodeString(code))},
+        {"name", std::string(DiagCodeName(code))},
+        {"shortDescription", {{"text", std::string(DiagCodeSummary(code))}}},
+        {"defaultConfiguration",
+         {{"level", DiagCodeSeverity(code) == Severity::kError ? "error"
+                                                               : "warning"}}}};
+    // XLA's codes have a public page; ours carry their page inline.
+    if (IsXlaErrorCode(code)) rule["helpUri"] = DiagCodeHelpUri(code);
+    absl::string_view page = DiagnosticDocumentation(code);
+    rule["help"] = {{"text", std::string(DiagCodeSummary(code))},
+                    {"markdown", std::string(page)}};
+    rules.push_back(std::move(rule));
   }
   nlohmann::json results = nlohmann::json::array();
   for (const FileDiagnostics& file : files) {

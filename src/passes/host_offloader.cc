@@ -136,6 +136,10 @@ class Offloader {
   absl::flat_hash_set<std::pair<const Instruction*, ShapeIndex>> reported_outputs_;
   std::vector<absl::Status> output_errors_;
   Instruction* offending_ = nullptr;  // set by failing dataflow queries
+  // For diagnostics: the allowed hops from the current MoveToHost to each
+  // walk start (GetStartingInstructions' BFS), and those of the walk running.
+  absl::flat_hash_map<IAS, std::vector<IAS>> hops_to_start_;
+  std::vector<IAS> start_hops_;
 };
 
 Instruction* Offloader::NewCopy(Instruction* operand, int64_t memory_space) {
@@ -289,6 +293,12 @@ void Offloader::ReportOutputError(const IAS& start, const IAS& root,
   if (origin != nullptr && origin != start.instruction) {
     d.path.push_back(PathHop{origin->origin_name(), origin->parent()->name(),
                              {}, origin->loc()});
+    // The bitcast/copy hops between the MoveToHost and the walk's start.
+    for (const IAS& hop : start_hops_) {
+      d.path.push_back(PathHop{hop.instruction->name(),
+                               hop.instruction->parent()->name(),
+                               hop.shape_index, hop.instruction->loc()});
+    }
   }
   for (const IAS& hop : hops) {
     d.path.push_back(PathHop{hop.instruction->name(),
@@ -357,6 +367,7 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
   std::vector<Instruction*> x64_split_users;
   std::vector<IAS> buffers_to_set_to_host;
   absl::flat_hash_map<IAS, IAS> previous;
+  bool walk_failed = false;
   absl::flat_hash_set<IAS> queued = {start};
   std::deque<IAS> queue = {start};
   Computation* entry = module_.entry();
@@ -422,7 +433,13 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
         x64_split_users.push_back(user);
       }
     }
-    if (save) buffers_to_set_to_host.push_back(current);
+    if (save) {
+      if (context_.TraceOn(5)) {
+        Trace(5, absl::StrCat("Saving ", current.ToString(),
+                              " to be set to host memory."));
+      }
+      buffers_to_set_to_host.push_back(current);
+    }
 
     if (instr->IsRoot() && instr->parent() == entry) {
       const Shape& result = module_.entry_computation_layout().result;
@@ -454,6 +471,7 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
         if (!context_.options.report_all_output_errors) {
           return output_errors_.front();
         }
+        walk_failed = true;
         expand = false;
       }
     }
@@ -471,6 +489,9 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
     }
   }
 
+  // A walk that reached a device output is not applied (XLA stops the pass
+  // there); with report_all_output_errors the other walks still run.
+  if (walk_failed) return absl::OkStatus();
   // Mutations happen only after the walk.
   for (const IAS& buffer : buffers_to_set_to_host) {
     if (context_.TraceOn(2)) {
@@ -617,7 +638,9 @@ absl::StatusOr<std::vector<IAS>> Offloader::GetStartingInstructions(
     Instruction* mth) {
   std::vector<IAS> starts;
   std::deque<IAS> queue;
+  absl::flat_hash_map<IAS, IAS> previous;
   absl::flat_hash_set<IAS> seen;
+  hops_to_start_.clear();
   auto first = GetSuccessors({mth, {}}, call_graph_, false, &offending_);
   if (!first.ok()) return first.status();
   for (auto& s : *first) {
@@ -637,12 +660,22 @@ absl::StatusOr<std::vector<IAS>> Offloader::GetStartingInstructions(
     }
     if (instr->opcode() == HloOpcode::kDynamicUpdateSlice || !hop) {
       starts.push_back(current);
+      std::vector<IAS> hops;
+      for (auto it = previous.find(current); it != previous.end();
+           it = previous.find(it->second)) {
+        hops.push_back(it->second);
+      }
+      std::reverse(hops.begin(), hops.end());
+      hops_to_start_[current] = std::move(hops);
       continue;
     }
     auto next = GetSuccessors(current, call_graph_, false, &offending_);
     if (!next.ok()) return next.status();
     for (auto& s : *next) {
-      if (seen.insert(s).second) queue.push_back(s);
+      if (seen.insert(s).second) {
+        previous.emplace(s, current);
+        queue.push_back(s);
+      }
     }
   }
   return starts;
@@ -705,6 +738,7 @@ absl::StatusOr<bool> Offloader::HandleMoveToHostCustomCall(Instruction* mth) {
     }
   }
   for (const IAS& start : *starts) {
+    start_hops_ = hops_to_start_[start];
     bool insert_copy_before =
         start.instruction->opcode() != HloOpcode::kDynamicUpdateSlice;
     std::vector<int64_t> positions = start.instruction->OperandIndices(mth);
@@ -1192,6 +1226,7 @@ absl::StatusOr<bool> Offloader::Run() {
                                   params[i], index)),
                               " at index ", ShapeIndexToString(index)));
       }
+      start_hops_.clear();
       if (auto s = WalkDownHostMemoryOffloadPaths({param, index}, false,
                                                   std::nullopt, param);
           !s.ok()) {

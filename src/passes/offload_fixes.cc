@@ -62,9 +62,9 @@ std::vector<Fix> E1200Fixes(const Module& module, const ShapeIndex& index) {
                          " where it becomes operand ",
                          value.operand_index, " of ", value.consumer->name());
   std::string source;
-  if (!value.producer->metadata().source_file.empty()) {
-    source = absl::StrCat(" (", value.producer->metadata().source_file, ":",
-                          value.producer->metadata().source_line, ")");
+  if (auto pos = module.ResolveSource(value.producer->metadata());
+      pos && !pos->file.empty()) {
+    source = absl::StrCat(" (", pos->file, ":", pos->line, ")");
   }
   fixes.push_back(Fix{
       "move-to-device",

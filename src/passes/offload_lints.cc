@@ -291,6 +291,34 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out) {
 void LintOutput(const Module& module, const LintInputFacts& facts,
                 std::vector<Diagnostic>& out) {
   CallGraph call_graph(module);
+  // Loop counters of a while body: the tuple elements its root sets to
+  // element + constant (or - constant).
+  absl::flat_hash_map<const Computation*, absl::flat_hash_set<int64_t>> counters;
+  auto LoopCounters = [&](const Computation* body)
+      -> const absl::flat_hash_set<int64_t>& {
+    auto [it, inserted] = counters.try_emplace(body);
+    if (!inserted) return it->second;
+    const Instruction* root = body->root();
+    if (root->opcode() != HloOpcode::kTuple || body->num_parameters() != 1) {
+      return it->second;
+    }
+    for (int64_t i = 0; i < root->operand_count(); ++i) {
+      const Instruction* next = root->operand(i);
+      if (next->opcode() != HloOpcode::kAdd &&
+          next->opcode() != HloOpcode::kSubtract) {
+        continue;
+      }
+      bool has_self = false, has_constant = false;
+      for (const Instruction* op : next->operands()) {
+        has_self |= op->opcode() == HloOpcode::kGetTupleElement &&
+                    op->operand(0) == body->parameter(0) &&
+                    op->tuple_index() == i;
+        has_constant |= op->opcode() == HloOpcode::kConstant;
+      }
+      if (has_self && has_constant) it->second.insert(i);
+    }
+    return it->second;
+  };
   bool any_host = false;
   absl::flat_hash_map<std::string, const Instruction*> whiles;
   for (const auto& comp : module.computations()) {
@@ -360,8 +388,8 @@ void LintOutput(const Module& module, const LintInputFacts& facts,
           d.fixes.push_back(Fix{
               "move-to-device",
               "bring the buffer to device first (jax.device_put(x, "
-              "memory_kind=\"device\")), do the scatter/gather there, and "
-              "offload the result afterwards"});
+              "x.sharding.with_memory_kind(\"device\"))), do the "
+              "scatter/gather there, and offload the result afterwards"});
           out.push_back(std::move(d));
         }
       }
@@ -374,16 +402,19 @@ void LintOutput(const Module& module, const LintInputFacts& facts,
               index->opcode() == HloOpcode::kGetTupleElement) {
             continue;
           }
-          // Does it depend on the loop state (a GTE of the body parameter)?
+          // Does it depend on the loop counter (a GTE of the body parameter
+          // at an index the root increments by a constant)?
           std::vector<const Instruction*> stack = {index};
           absl::flat_hash_set<const Instruction*> seen;
           bool depends = false;
+          const absl::flat_hash_set<int64_t>& counters = LoopCounters(comp.get());
           while (!stack.empty() && !depends && seen.size() < 64) {
             const Instruction* at = stack.back();
             stack.pop_back();
             if (!seen.insert(at).second) continue;
             if (at->opcode() == HloOpcode::kGetTupleElement &&
-                at->operand(0)->opcode() == HloOpcode::kParameter) {
+                at->operand(0)->opcode() == HloOpcode::kParameter &&
+                counters.contains(at->tuple_index())) {
               depends = true;
             }
             for (const Instruction* op : at->operands()) stack.push_back(op);
@@ -419,9 +450,9 @@ void LintOutput(const Module& module, const LintInputFacts& facts,
                            " buffer and stays in device memory: XLA turns it "
                            "into host compute; move the update back to device "
                            "first (annotate it with \"device\" / "
-                           "jax.device_put(x, memory_kind=\"device\")), the "
-                           "sanctioned form is a device update into a host "
-                           "buffer"),
+                           "jax.device_put(x, x.sharding.with_memory_kind("
+                           "\"device\"))), the sanctioned form is a device "
+                           "update into a host buffer"),
               instr));
         }
       }
@@ -459,7 +490,8 @@ void LintOutput(const Module& module, const LintInputFacts& facts,
     Diagnostic d;
     d.code = DiagCode::kHO3004;
     d.severity = Severity::kWarning;
-    d.loc = facts.first_request_loc;
+    d.loc = facts.first_request_loc.known() ? facts.first_request_loc
+                                            : module.entry()->root()->loc();
     d.instruction = facts.first_request;
     d.message = absl::StrCat("host memory is asked for (", facts.first_request,
                              ") but no tensor ends up in host memory: the "
