@@ -66,7 +66,8 @@ bool DiagnosticSink::HasErrors() const {
 }
 
 absl::Status ToXlaStatus(const Diagnostic& diagnostic) {
-  absl::StatusCode status = DiagCodeStatus(diagnostic.code);
+  absl::StatusCode status =
+      diagnostic.status_code.value_or(DiagCodeStatus(diagnostic.code));
   if (status == absl::StatusCode::kOk) return absl::OkStatus();
   if (!IsXlaErrorCode(diagnostic.code)) {
     return absl::Status(status, diagnostic.message);

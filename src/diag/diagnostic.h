@@ -81,6 +81,9 @@ struct Diagnostic {
   std::optional<ProgramSource> source;
   std::vector<Note> notes;
   std::vector<Fix> fixes;
+  // The status code XLA returns, where it differs from the code's default
+  // (e.g. legalize's UNIMPLEMENTED vs INTERNAL bitcast errors).
+  std::optional<absl::StatusCode> status_code;
 };
 
 // Collects diagnostics from passes. Not thread-safe; one per module run.

@@ -91,13 +91,17 @@ class Legalizer {
   absl::StatusOr<bool> Run();
 
  private:
+  // HostOffloadLegalize's own log (a different module than
+  // --vmodule=host_offloader): shown from trace level 6 only.
   void Trace(absl::string_view line) const {
-    if (context_.TraceOn(1)) *context_.trace << "host_offload_legalize: " << line << "\n";
+    if (context_.TraceOn(6)) *context_.trace << "host_offload_legalize: " << line << "\n";
   }
   absl::Status Fail(DiagCode code, absl::StatusCode status, std::string message,
                     const Instruction* instr) {
     if (context_.diagnostics) {
-      context_.diagnostics->Emit(MakeDiagnostic(code, message, instr));
+      Diagnostic d = MakeDiagnostic(code, message, instr);
+      d.status_code = status;
+      context_.diagnostics->Emit(std::move(d));
     }
     return absl::Status(status, message);
   }
@@ -287,6 +291,12 @@ absl::StatusOr<std::vector<InstrAndIndex>> Legalizer::WalkDown(
 
 void Legalizer::UpdateLayout(const InstrAndIndex& value, const Layout& layout) {
   Shape* shape = SubshapeAt(value.instruction, value.index);
+  // A layout of another rank (a copy moved past a rank-changing reshape)
+  // would make the shape invalid; such a node keeps its own layout.
+  if (shape != nullptr && shape->IsArray() &&
+      static_cast<int64_t>(layout.minor_to_major.size()) != shape->rank()) {
+    return;
+  }
   if (shape != nullptr && shape->IsArray()) {
     shape->layout = layout;
     shape->has_layout = true;
@@ -678,7 +688,7 @@ absl::StatusOr<bool> Legalizer::Run() {
       if (IsMoveToHost(instr)) starts.push_back(instr);
     }
   }
-  if (context_.TraceOn(1)) {
+  if (context_.TraceOn(6)) {
     std::vector<std::string> names;
     for (const Instruction* s : starts) names.push_back(s->name());
     Trace(absl::StrCat("Starting instructions for host memory offload: [",

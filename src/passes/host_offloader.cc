@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/call_graph.h"
 #include "analysis/offload_utils.h"
+#include "passes/hlo_cse.h"
 #include "passes/offload_fixes.h"
 #include "text/printer.h"
 
@@ -109,7 +110,6 @@ class Offloader {
   absl::Status CreateAllocateBufferForDynamicUpdateSlice(Instruction* dus);
   absl::StatusOr<bool> RemoveMoveToDevices();
   bool ApplySchedulingFix();
-  bool CseCreatedCopies();
   void ReportOutputError(const IAS& start, const IAS& root,
                          const absl::flat_hash_map<IAS, IAS>& previous,
                          const Instruction* origin);
@@ -131,7 +131,6 @@ class Offloader {
   absl::flat_hash_set<const Instruction*> seen_dus_set_;
   absl::flat_hash_set<const Instruction*> annotated_dus_;
   absl::flat_hash_map<const Instruction*, bool> slice_leads_to_device_;
-  std::vector<Instruction*> created_copies_;
   absl::flat_hash_set<std::pair<DiagCode, const Instruction*>> warned_;
   absl::flat_hash_set<std::pair<const Instruction*, ShapeIndex>> reported_outputs_;
   std::vector<absl::Status> output_errors_;
@@ -148,7 +147,6 @@ Instruction* Offloader::NewCopy(Instruction* operand, int64_t memory_space) {
       comp->AddInstruction(HloOpcode::kCopy,
                            WithMemorySpace(operand->shape(), memory_space),
                            {operand}, "copy");
-  created_copies_.push_back(copy);
   changed_ = true;
   return copy;
 }
@@ -443,6 +441,17 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
 
     if (instr->IsRoot() && instr->parent() == entry) {
       const Shape& result = module_.entry_computation_layout().result;
+      const Shape* declared =
+          shape_util::TryGetSubshape(result, current.shape_index);
+      if (declared != nullptr && !declared->IsArray() && !declared->IsTuple()) {
+        return Fail(DiagCode::kHO9002,
+                    absl::StrCat("a tracked ", ShapeToString(*declared),
+                                 " value reaches entry output ",
+                                 ShapeIndexToString(current.shape_index),
+                                 ", which has no layout; XLA's host offloader "
+                                 "fails a CHECK here"),
+                    instr);
+      }
       if (SubshapeIsHost(result, current.shape_index)) {
         if (context_.TraceOn(2)) {
           Trace(2, absl::StrCat("Memory offloaded starting from ",
@@ -1066,24 +1075,6 @@ bool Offloader::ApplySchedulingFix() {
   return changed;
 }
 
-bool Offloader::CseCreatedCopies() {
-  // Layout-sensitive CSE of the copies this pass created: same operand,
-  // same shape (layout and memory space included).
-  bool changed = false;
-  absl::flat_hash_map<std::pair<const Instruction*, std::string>, Instruction*>
-      canonical;
-  for (Instruction* copy : created_copies_) {
-    if (copy->IsDead()) continue;
-    auto key = std::make_pair(copy->operand(0), ShapeToString(copy->shape()));
-    auto [it, inserted] = canonical.emplace(key, copy);
-    if (inserted) continue;
-    copy->ReplaceAllUsesWith(it->second);
-    copy->parent()->RemoveInstruction(copy);
-    changed = true;
-  }
-  return changed;
-}
-
 absl::StatusOr<bool> Offloader::HandleRedundantCopiesBackToHost(
     Instruction* start) {
   if (start->user_count() != 1 ||
@@ -1281,7 +1272,7 @@ absl::StatusOr<bool> Offloader::Run() {
   if (!removed.ok()) return removed.status();
   changed_ |= *removed;
   changed_ |= ApplySchedulingFix();
-  changed_ |= CseCreatedCopies();
+  changed_ |= RunLayoutSensitiveCse(module_);
   module_.Sweep();
   return changed_;
 }
