@@ -71,13 +71,13 @@ std::string EndText(const OffloadEnd& end) {
   return "";
 }
 
-nlohmann::json LocJson(SourceLoc loc) {
+nlohmann::ordered_json LocJson(SourceLoc loc) {
   if (!loc.known()) return nullptr;
   return {{"line", loc.line}, {"column", loc.column}};
 }
 
-nlohmann::json IndexJson(const ShapeIndex& index) {
-  nlohmann::json out = nlohmann::json::array();
+nlohmann::ordered_json IndexJson(const ShapeIndex& index) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (int64_t i : index) out.push_back(i);
   return out;
 }
@@ -268,26 +268,26 @@ std::string RenderReportText(const Report& report) {
   return out;
 }
 
-nlohmann::json ReportToJson(const Report& report) {
-  nlohmann::json offloads = nlohmann::json::array();
+nlohmann::ordered_json ReportToJson(const Report& report) {
+  nlohmann::ordered_json offloads = nlohmann::ordered_json::array();
   for (const Offload& offload : report.offloads) {
-    nlohmann::json ends = nlohmann::json::array();
+    nlohmann::ordered_json ends = nlohmann::ordered_json::array();
     for (const OffloadEnd& end : offload.ends) {
-      nlohmann::json e = {
+      nlohmann::ordered_json e = {
           {"kind", EndKindName(end.kind)},
           {"instruction", end.instruction.name},
           {"computation", end.instruction.computation},
           {"location", LocJson(end.instruction.loc)},
           {"shape_index", IndexJson(end.shape_index)},
           {"output_index", end.output_index ? IndexJson(*end.output_index)
-                                            : nlohmann::json(nullptr)},
+                                            : nlohmann::ordered_json(nullptr)},
           {"host_memory", end.kind == EndKind::kOutput
-                              ? nlohmann::json(end.output_in_host_memory)
-                              : nlohmann::json(nullptr)},
+                              ? nlohmann::ordered_json(end.output_in_host_memory)
+                              : nlohmann::ordered_json(nullptr)},
           {"e1200", end.e1200},
           {"walk_start", end.walk_start},
-          {"via", end.via.empty() ? nlohmann::json(nullptr)
-                                  : nlohmann::json(end.via)},
+          {"via", end.via.empty() ? nlohmann::ordered_json(nullptr)
+                                  : nlohmann::ordered_json(end.via)},
           {"path", end.path},
       };
       ends.push_back(std::move(e));
@@ -298,8 +298,8 @@ nlohmann::json ReportToJson(const Report& report) {
         {"computation", offload.start.computation},
         {"location", LocJson(offload.start.loc)},
         {"parameter_number", offload.parameter_number >= 0
-                                 ? nlohmann::json(offload.parameter_number)
-                                 : nlohmann::json(nullptr)},
+                                 ? nlohmann::ordered_json(offload.parameter_number)
+                                 : nlohmann::ordered_json(nullptr)},
         {"shape_index", IndexJson(offload.shape_index)},
         {"shape", offload.shape},
         {"bytes", offload.bytes},
@@ -311,7 +311,7 @@ nlohmann::json ReportToJson(const Report& report) {
         {"ends", std::move(ends)},
     });
   }
-  nlohmann::json intermediates = nlohmann::json::array();
+  nlohmann::ordered_json intermediates = nlohmann::ordered_json::array();
   for (const HostBuffer& buffer : report.host_intermediates) {
     intermediates.push_back({{"buffer", buffer.defined_by.name},
                              {"computation", buffer.defined_by.computation},
@@ -320,7 +320,7 @@ nlohmann::json ReportToJson(const Report& report) {
                              {"bytes", buffer.bytes},
                              {"loop_carried", buffer.loop_carried}});
   }
-  nlohmann::json transfers = nlohmann::json::array();
+  nlohmann::ordered_json transfers = nlohmann::ordered_json::array();
   for (const Transfer& transfer : report.transfers) {
     transfers.push_back(
         {{"instruction", transfer.instruction.name},
@@ -330,12 +330,12 @@ nlohmann::json ReportToJson(const Report& report) {
          {"direction", TransferDirectionName(transfer.direction)},
          {"bytes", transfer.bytes},
          {"inserted", transfer.inserted},
-         {"loop", transfer.loop.empty() ? nlohmann::json(nullptr)
-                                        : nlohmann::json(transfer.loop)}});
+         {"loop", transfer.loop.empty() ? nlohmann::ordered_json(nullptr)
+                                        : nlohmann::ordered_json(transfer.loop)}});
   }
-  nlohmann::json loops = nlohmann::json::array();
+  nlohmann::ordered_json loops = nlohmann::ordered_json::array();
   for (const LoopTransfers& loop : report.loops) {
-    nlohmann::json per_loop = nullptr;
+    nlohmann::ordered_json per_loop = nullptr;
     if (loop.trip_count.has_value()) {
       per_loop = {{"transfers", loop.transfers_per_iteration * *loop.trip_count},
                   {"bytes", loop.bytes_per_iteration * *loop.trip_count},
@@ -348,11 +348,11 @@ nlohmann::json ReportToJson(const Report& report) {
         {{"while", loop.while_loop.name},
          {"computation", loop.while_loop.computation},
          {"location", LocJson(loop.while_loop.loc)},
-         {"trip_count", loop.trip_count ? nlohmann::json(*loop.trip_count)
-                                        : nlohmann::json(nullptr)},
+         {"trip_count", loop.trip_count ? nlohmann::ordered_json(*loop.trip_count)
+                                        : nlohmann::ordered_json(nullptr)},
          {"executions_per_step", loop.executions
-                                     ? nlohmann::json(*loop.executions)
-                                     : nlohmann::json(nullptr)},
+                                     ? nlohmann::ordered_json(*loop.executions)
+                                     : nlohmann::ordered_json(nullptr)},
          {"per_iteration",
           {{"transfers", loop.transfers_per_iteration},
            {"bytes", loop.bytes_per_iteration},
@@ -360,11 +360,11 @@ nlohmann::json ReportToJson(const Report& report) {
            {"copies_inserted_bytes", loop.copies_inserted_bytes_per_iteration}}},
          {"per_loop", std::move(per_loop)}});
   }
-  nlohmann::json errors = nlohmann::json::array();
+  nlohmann::ordered_json errors = nlohmann::ordered_json::array();
   for (const Diagnostic& d : report.pipeline.errors) {
-    errors.push_back(DiagnosticToJson(d));
+    errors.push_back(nlohmann::ordered_json(DiagnosticToJson(d)));
   }
-  nlohmann::json per_step = nullptr;
+  nlohmann::ordered_json per_step = nullptr;
   if (report.copies_inserted_per_step.has_value()) {
     per_step = {{"count", *report.copies_inserted_per_step},
                 {"bytes", *report.copies_inserted_bytes_per_step}};
@@ -423,11 +423,13 @@ std::string RenderReportDot(const Report& report) {
                   "\"];\n");
   auto node_line = [&](const GraphNode& node) {
     std::string label = absl::StrCat(node.name, "\n", node.opcode, " ", node.shape);
+    if (!node.source.empty()) absl::StrAppend(&label, "\n", node.source);
     if (!node.note.empty()) absl::StrAppend(&label, "\n", node.note);
     std::vector<std::string> attrs = {
         absl::StrCat("label=\"", DotEscape(label), "\"")};
     std::vector<std::string> style = {"rounded", "filled"};
     std::string color = std::string(node.on_path ? kPathColor : kContextColor);
+    absl::string_view penwidth = "1";
     if (node.host_memory) {
       attrs.push_back(absl::StrCat("fillcolor=\"", kHostFill, "\""));
     }
@@ -438,20 +440,21 @@ std::string RenderReportDot(const Report& report) {
     if (node.annotation) {
       attrs.push_back("shape=cds");
       style.erase(style.begin());  // cds has no rounded corners
-      attrs.push_back("penwidth=1.5");
+      penwidth = "1.5";
     }
     if (node.inserted_copy) {
       color = std::string(kInsertedColor);
       style.push_back("dashed");
-      attrs.push_back("penwidth=2");
+      penwidth = "2";
     }
     if (node.end) attrs.push_back("peripheries=2");
     if (node.e1200) {
       color = std::string(kErrorColor);
       attrs.push_back(absl::StrCat("fontcolor=\"", kErrorColor, "\""));
-      attrs.push_back("penwidth=2");
+      penwidth = "2";
     }
     attrs.push_back(absl::StrCat("color=\"", color, "\""));
+    attrs.push_back(absl::StrCat("penwidth=", penwidth));
     attrs.push_back(absl::StrCat("style=\"", absl::StrJoin(style, ","), "\""));
     attrs.push_back(absl::StrCat("tooltip=\"", DotEscape(node.name), " in ",
                                  DotEscape(node.computation),
@@ -545,6 +548,16 @@ std::string RenderReportHtml(const std::vector<HtmlSection>& sections) {
                     HtmlEscape(report.file), ")</h2>\n");
     absl::StrAppend(&out, "<p class=\"verdict\">", HtmlEscape(report.Verdict()),
                     "</p>\n");
+    // Picture.
+    absl::StrAppend(&out, "<h3>Picture</h3>\n");
+    if (section.svg.ok()) {
+      absl::StrAppend(&out, "<div class=\"picture\">\n", *section.svg,
+                      "\n</div>\n");
+    } else {
+      absl::StrAppend(&out, "<p>No picture: ",
+                      HtmlEscape(section.svg.status().message()), ".</p>\n<pre>",
+                      HtmlEscape(RenderReportDot(report)), "</pre>\n");
+    }
     // Offloaded tensors.
     absl::StrAppend(&out, "<h3>Offloaded tensors (", report.offloads.size(),
                     ")</h3>\n");
@@ -597,14 +610,13 @@ std::string RenderReportHtml(const std::vector<HtmlSection>& sections) {
                     "</td></tr>\n</table>\n");
     // Transfers.
     absl::StrAppend(&out, "<h3>Host&harr;device transfers</h3>\n<p>copies inserted: ",
-                    report.copies_inserted, " (",
-                    HtmlEscape(HumanBytes(report.copies_inserted_bytes)), "), ",
+                    report.copies_inserted, ", ",
+                    HtmlEscape(HumanBytes(report.copies_inserted_bytes)), "; ",
                     report.copies_to_host, " to host, ", report.copies_to_device,
                     " to device");
     if (report.copies_inserted_per_step.has_value()) {
-      absl::StrAppend(&out, "; per step ", *report.copies_inserted_per_step, " (",
-                      HtmlEscape(HumanBytes(*report.copies_inserted_bytes_per_step)),
-                      ")");
+      absl::StrAppend(&out, "; per step ", *report.copies_inserted_per_step, ", ",
+                      HtmlEscape(HumanBytes(*report.copies_inserted_bytes_per_step)));
     }
     absl::StrAppend(&out, "</p>\n");
     if (!report.transfers.empty()) {
@@ -656,16 +668,6 @@ std::string RenderReportHtml(const std::vector<HtmlSection>& sections) {
         absl::StrAppend(&out, "<p class=\"error\">", DiagCodeString(d.code), ": ",
                         HtmlEscape(d.message), "</p>\n");
       }
-    }
-    // Picture.
-    absl::StrAppend(&out, "<h3>Picture</h3>\n");
-    if (section.svg.ok()) {
-      absl::StrAppend(&out, "<div class=\"picture\">\n", *section.svg,
-                      "\n</div>\n");
-    } else {
-      absl::StrAppend(&out, "<p>No picture: ",
-                      HtmlEscape(section.svg.status().message()), ".</p>\n<pre>",
-                      HtmlEscape(RenderReportDot(report)), "</pre>\n");
     }
     absl::StrAppend(&out, "</section>\n");
   }

@@ -19,8 +19,9 @@ namespace hloff {
 // pipeline's outcome. Ends with a newline.
 std::string RenderReportText(const Report& report);
 
-// The report as one JSON object (docs/REPORT.md). Byte counts are integers.
-nlohmann::json ReportToJson(const Report& report);
+// The report as one JSON object (docs/REPORT.md), keys in documentation
+// order. Byte counts are integers.
+nlohmann::ordered_json ReportToJson(const Report& report);
 
 // The offload-relevant subgraph as a Graphviz digraph: one cluster per
 // computation, host-memory values filled in one colour, annotations and

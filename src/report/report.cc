@@ -55,6 +55,15 @@ using IAS = InstructionAndShapeIndex;
 // The instruction's name in the input. A MoveToHost made from an
 // annotate_device_placement carries "<name> (annotate_device_placement ...)"
 // as its origin; HLO names have no spaces.
+// `step.py:15` for a source `/home/user/model/step.py` line 15; empty when
+// the metadata names no file.
+std::string ShortSource(const ReportSource& source) {
+  if (source.file.empty()) return "";
+  std::string text = source.file.substr(source.file.rfind('/') + 1);
+  if (source.line > 0) absl::StrAppend(&text, ":", source.line);
+  return text;
+}
+
 std::string InputName(const Instruction* instr) {
   const std::string& origin = instr->origin_name();
   return origin.substr(0, origin.find(' '));
@@ -475,6 +484,7 @@ struct Marks {
   bool end = false;
   bool e1200 = false;
   std::string note;
+  std::string source;  // starts: the user's line, `file.py:15`
 };
 
 // The path walks of the HostOffloader, recording instead of rewriting.
@@ -897,6 +907,7 @@ void OffloadWalker::WalkAll() {
       offload.shape = ShapeToString(*sub);
       offload.bytes = shape_util::ByteSizeOf(*sub);
       offload.source = SourceOf(module_, param);
+      Mark(param).source = ShortSource(offload.source);
       report_.offloads.push_back(std::move(offload));
       RunWalk(report_.offloads.back(), {param, index}, Phase::kHost, true,
               nullptr);
@@ -912,6 +923,7 @@ void OffloadWalker::WalkAll() {
     offload.shape = ShapeToString(mth->shape());
     offload.bytes = shape_util::ByteSizeOf(mth->shape());
     offload.source = SourceOf(module_, mth);
+    Mark(mth).source = ShortSource(offload.source);
     report_.offloads.push_back(std::move(offload));
     Mark(mth).host = true;
     RunWalk(report_.offloads.back(), {mth, {}}, Phase::kToHost, true, nullptr);
@@ -990,6 +1002,7 @@ void OffloadWalker::BuildGraph(const ReportOptions& options) {
       node.end = it->second.end;
       node.e1200 = it->second.e1200;
       node.note = it->second.note;
+      node.source = it->second.source;
     }
     index.emplace(instr, static_cast<int>(graph.nodes.size()));
     graph.nodes.push_back(std::move(node));

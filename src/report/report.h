@@ -179,6 +179,7 @@ struct GraphNode {
   bool end = false;         // a path end
   bool e1200 = false;       // on a path that raises E1200
   std::string note;         // e.g. "entry output {1}: device memory"
+  std::string source;       // start nodes: `file.py:15` from the metadata
 };
 struct GraphEdge {
   int from = 0;  // indices into ReportGraph::nodes

@@ -79,7 +79,7 @@ int RunReportCommand(const ReportCommandOptions& options, std::ostream& out,
     if (reports.size() == 1) {
       rendered = ReportToJson(reports.front()).dump(2);
     } else {
-      nlohmann::json all = nlohmann::json::array();
+      nlohmann::ordered_json all = nlohmann::ordered_json::array();
       for (const Report& report : reports) all.push_back(ReportToJson(report));
       rendered = all.dump(2);
     }
