@@ -186,7 +186,8 @@ std::string RenderReportText(const Report& report) {
                   report.host_intermediates.size(), " buffer",
                   report.host_intermediates.size() == 1 ? "" : "s", "\n");
   for (const HostBuffer& buffer : report.host_intermediates) {
-    absl::StrAppend(&out, "    ", buffer.defined_by.name, ": ", buffer.shape, ", ",
+    absl::StrAppend(&out, "    ", buffer.defined_by.name, " (",
+                    buffer.defined_by_opcode, "): ", buffer.shape, ", ",
                     HumanBytes(buffer.bytes),
                     buffer.loop_carried ? ", loop-carried (stacked)" : "",
                     "\n");
@@ -284,7 +285,8 @@ nlohmann::ordered_json ReportToJson(const Report& report) {
           {"host_memory", end.kind == EndKind::kOutput
                               ? nlohmann::ordered_json(end.output_in_host_memory)
                               : nlohmann::ordered_json(nullptr)},
-          {"e1200", end.e1200},
+          {"error", end.e1200 ? nlohmann::ordered_json("E1200")
+                              : nlohmann::ordered_json(nullptr)},
           {"walk_start", end.walk_start},
           {"via", end.via.empty() ? nlohmann::ordered_json(nullptr)
                                   : nlohmann::ordered_json(end.via)},
@@ -314,6 +316,7 @@ nlohmann::ordered_json ReportToJson(const Report& report) {
   nlohmann::ordered_json intermediates = nlohmann::ordered_json::array();
   for (const HostBuffer& buffer : report.host_intermediates) {
     intermediates.push_back({{"buffer", buffer.defined_by.name},
+                             {"opcode", buffer.defined_by_opcode},
                              {"computation", buffer.defined_by.computation},
                              {"location", LocJson(buffer.defined_by.loc)},
                              {"shape", buffer.shape},
@@ -521,7 +524,7 @@ std::string RenderReportHtml(const std::vector<HtmlSection>& sections) {
       "h3 { font-size: 15px; margin-top: 20px; }\n"
       "table { border-collapse: collapse; margin: 8px 0; font-size: 13px; }\n"
       "th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; "
-      "vertical-align: top; }\n"
+      "vertical-align: top; max-width: 40em; overflow-wrap: anywhere; }\n"
       "th { background: #f0f0f0; } td.num { text-align: right; "
       "font-variant-numeric: tabular-nums; }\n"
       "code { font-family: monospace; }\n"
@@ -535,8 +538,8 @@ std::string RenderReportHtml(const std::vector<HtmlSection>& sections) {
       ".host { background: ",
       kHostFill,
       "; }\n"
-      ".picture { border: 1px solid #ddd; padding: 8px; overflow: auto; }\n"
-      ".picture svg { max-width: 100%; height: auto; }\n"
+      ".picture { border: 1px solid #ddd; padding: 8px; overflow: auto; "
+      "max-height: 85vh; }\n"
       "pre { background: #f6f8fa; padding: 8px; overflow: auto; }\n"
       "</style>\n</head>\n<body>\n<h1>",
       HtmlEscape(title), "</h1>\n");

@@ -308,6 +308,10 @@ class BufferGroups {
       const IAS& host = values_[group.first_host];
       HostBuffer buffer;
       buffer.defined_by = Ref(defining.instruction);
+      buffer.defined_by_opcode =
+          defining.instruction->opcode() == HloOpcode::kCustomCall
+              ? defining.instruction->custom_call_target()
+              : std::string(HloOpcodeString(defining.instruction->opcode()));
       buffer.shape = ShapeAt(host.instruction->shape(), host.shape_index);
       buffer.bytes = group.bytes;
       buffer.loop_carried = group.loop;

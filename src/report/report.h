@@ -122,6 +122,7 @@ struct Offload {
 // stacked loop buffer counts once, at its full size.
 struct HostBuffer {
   InstructionRef defined_by;  // the instruction that produces the storage
+  std::string defined_by_opcode;  // its opcode, or its custom-call target
   std::string shape;
   int64_t bytes = 0;
   bool loop_carried = false;  // flows through a while loop
