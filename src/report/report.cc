@@ -525,6 +525,9 @@ class OffloadWalker {
     Offload* offload = nullptr;
     bool checks_outputs = true;  // XLA raises E1200 on its device outputs
     const Instruction* inherited_walk_start = nullptr;
+    // For a host-compute output reached by another walk: the way from that
+    // walk's start to it (red too when this walk ends in E1200).
+    std::vector<const Instruction*> prefix;
     absl::flat_hash_map<IAS, IAS> previous;
   };
 
@@ -537,7 +540,8 @@ class OffloadWalker {
   };
 
   void RunWalk(Offload& offload, IAS start, Phase phase, bool checks_outputs,
-               const Instruction* inherited_walk_start);
+               const Instruction* inherited_walk_start,
+               std::vector<const Instruction*> prefix);
   void Expand(Walk& walk, std::deque<Item>& queue,
               absl::flat_hash_set<IAS>& seen, const Item& item, Phase phase);
   const SliceResult& SliceLeadsToMoveToDevice(const Instruction* slice);
@@ -562,6 +566,7 @@ class OffloadWalker {
   absl::flat_hash_map<IAS, size_t> host_compute_index_;
   std::vector<IAS> host_compute_start_;
   std::vector<const Instruction*> host_compute_walk_start_;
+  std::vector<std::vector<const Instruction*>> host_compute_prefix_;
   std::vector<bool> host_compute_checked_;
   // Marks and walk edges, in discovery order.
   absl::flat_hash_map<const Instruction*, Marks> marks_;
@@ -630,9 +635,11 @@ void OffloadWalker::AddEnd(Walk& walk, const Item& item, EndKind kind, const Ins
   }
   if (end.e1200) {
     marks.e1200 = true;
-    for (size_t i = 0; i < path.size(); ++i) {
-      Mark(path[i]).e1200 = true;
-      if (i > 0) e1200_edges_.insert({path[i - 1], path[i]});
+    std::vector<const Instruction*> red = walk.prefix;
+    red.insert(red.end(), path.begin(), path.end());
+    for (size_t i = 0; i < red.size(); ++i) {
+      Mark(red[i]).e1200 = true;
+      if (i > 0) e1200_edges_.insert({red[i - 1], red[i]});
     }
   }
   for (const Instruction* hop : path) end.path.push_back(InputName(hop));
@@ -664,6 +671,11 @@ void OffloadWalker::HostComputeEnd(Walk& walk, const IAS& start,
                                            ? walk.inherited_walk_start
                                            : item.walk_start);
     host_compute_checked_.push_back(walk.checks_outputs);
+    std::vector<const Instruction*> prefix = walk.prefix;
+    for (const Instruction* hop : PathTo(walk, item.value, start)) {
+      if (prefix.empty() || prefix.back() != hop) prefix.push_back(hop);
+    }
+    host_compute_prefix_.push_back(std::move(prefix));
   }
   std::vector<std::string>& from = host_compute_[it->second].reached_from;
   const std::string& name = walk.offload->start.name;
@@ -763,8 +775,10 @@ void OffloadWalker::Expand(Walk& walk, std::deque<Item>& queue,
 
 void OffloadWalker::RunWalk(Offload& offload, IAS start, Phase phase,
                             bool checks_outputs,
-                            const Instruction* inherited_walk_start) {
+                            const Instruction* inherited_walk_start,
+                            std::vector<const Instruction*> prefix) {
   Walk walk;
+  walk.prefix = std::move(prefix);
   walk.offload = &offload;
   walk.checks_outputs = checks_outputs;
   walk.inherited_walk_start = inherited_walk_start;
@@ -914,7 +928,7 @@ void OffloadWalker::WalkAll() {
       Mark(param).source = ShortSource(offload.source);
       report_.offloads.push_back(std::move(offload));
       RunWalk(report_.offloads.back(), {param, index}, Phase::kHost, true,
-              nullptr);
+              nullptr, {});
     }
   }
   // MoveToHosts, in the offloader's order; one reached inside an earlier
@@ -930,7 +944,8 @@ void OffloadWalker::WalkAll() {
     Mark(mth).source = ShortSource(offload.source);
     report_.offloads.push_back(std::move(offload));
     Mark(mth).host = true;
-    RunWalk(report_.offloads.back(), {mth, {}}, Phase::kToHost, true, nullptr);
+    RunWalk(report_.offloads.back(), {mth, {}}, Phase::kToHost, true, nullptr,
+            {});
   }
   // Instructions the input already runs on the host (not reached above).
   absl::flat_hash_set<const Computation*> nested = NestedComputations(module_);
@@ -950,6 +965,7 @@ void OffloadWalker::WalkAll() {
       host_compute_.push_back(std::move(offload));
       host_compute_start_.push_back(value);
       host_compute_walk_start_.push_back(nullptr);
+      host_compute_prefix_.push_back({});
       // XLA does not walk from these, so it checks none of their outputs.
       host_compute_checked_.push_back(false);
       Mark(instr.get()).host = true;
@@ -958,8 +974,9 @@ void OffloadWalker::WalkAll() {
   // Host-compute outputs: their walks may find more host compute.
   for (size_t i = 0; i < host_compute_.size(); ++i) {
     // host_compute_ is a deque: references stay valid while it grows.
-    RunWalk(host_compute_[i], host_compute_start_[i], Phase::kHost, host_compute_checked_[i],
-            host_compute_walk_start_[i]);
+    RunWalk(host_compute_[i], host_compute_start_[i], Phase::kHost,
+            host_compute_checked_[i], host_compute_walk_start_[i],
+            host_compute_prefix_[i]);
   }
   for (Offload& offload : host_compute_) {
     report_.offloads.push_back(std::move(offload));
