@@ -15,6 +15,9 @@
 #include "absl/strings/str_join.h"
 #include "analysis/call_graph.h"
 #include "analysis/offload_utils.h"
+#include "report/host_buffers.h"
+#include "report/report_util.h"
+#include "report/transfers.h"
 
 namespace hloff {
 
@@ -51,144 +54,20 @@ absl::string_view TransferDirectionName(TransferDirection direction) {
 namespace {
 
 using IAS = InstructionAndShapeIndex;
-
-// The instruction's name in the input. A MoveToHost made from an
-// annotate_device_placement carries "<name> (annotate_device_placement ...)"
-// as its origin; HLO names have no spaces.
-// `step.py:15` for a source `/home/user/model/step.py` line 15; empty when
-// the metadata names no file.
-std::string ShortSource(const ReportSource& source) {
-  if (source.file.empty()) return "";
-  std::string text = source.file.substr(source.file.rfind('/') + 1);
-  if (source.line > 0) absl::StrAppend(&text, ":", source.line);
-  return text;
-}
-
-std::string InputName(const Instruction* instr) {
-  const std::string& origin = instr->origin_name();
-  return origin.substr(0, origin.find(' '));
-}
-
-InstructionRef Ref(const Instruction* instr) {
-  return InstructionRef{InputName(instr), instr->parent()->name(), instr->loc()};
-}
-
-ReportSource SourceOf(const Module& module, const Instruction* instr) {
-  ReportSource source;
-  const OpMetadata& metadata = instr->metadata();
-  source.op_name = metadata.op_name;
-  if (auto position = module.ResolveSource(metadata)) {
-    source.file = position->file;
-    source.line = position->line;
-  }
-  return source;
-}
-
-// True when the subshape at `index` is an array in host memory, or a tuple
-// whose array leaves all are (and that has at least one). The HostOffloader's
-// test of the entry computation layout.
-bool SubshapeIsHost(const Shape& shape, const ShapeIndex& index) {
-  const Shape* sub = shape_util::TryGetSubshape(shape, index);
-  if (sub == nullptr) return false;
-  bool any = false, all = true;
-  ShapeIndex scratch;
-  shape_util::ForEachSubshape(
-      *sub,
-      [&](const Shape& leaf, const ShapeIndex&) {
-        if (!leaf.IsArray()) return;
-        any = true;
-        all &= leaf.memory_space() == kHostMemorySpace;
-      },
-      scratch);
-  return any && all;
-}
-
-bool AnyLeafIsHost(const Shape& shape) {
-  bool any = false;
-  ShapeIndex scratch;
-  shape_util::ForEachSubshape(
-      shape,
-      [&](const Shape& leaf, const ShapeIndex&) {
-        any |= leaf.IsArray() && leaf.memory_space() == kHostMemorySpace;
-      },
-      scratch);
-  return any;
-}
-
-// The array leaves at or below `index` of `shape`, as full indices.
-void AppendArrayLeaves(const Shape& shape, const ShapeIndex& index,
-                       std::vector<ShapeIndex>& out) {
-  const Shape* sub = shape_util::TryGetSubshape(shape, index);
-  if (sub == nullptr) return;
-  ShapeIndex scratch;
-  shape_util::ForEachSubshape(
-      *sub,
-      [&](const Shape& leaf, const ShapeIndex& rest) {
-        if (!leaf.IsArray()) return;
-        ShapeIndex full = index;
-        full.insert(full.end(), rest.begin(), rest.end());
-        out.push_back(std::move(full));
-      },
-      scratch);
-}
-
-int64_t BytesAt(const Shape& shape, const ShapeIndex& index) {
-  const Shape* sub = shape_util::TryGetSubshape(shape, index);
-  return sub == nullptr ? 0 : shape_util::ByteSizeOf(*sub);
-}
-
-std::string ShapeAt(const Shape& shape, const ShapeIndex& index) {
-  const Shape* sub = shape_util::TryGetSubshape(shape, index);
-  return sub == nullptr ? std::string() : ShapeToString(*sub);
-}
-
-bool IsBitcastReshape(const Instruction* instr) {
-  return instr->opcode() == HloOpcode::kReshape &&
-         shape_util::ReshapeIsBitcast(instr->operand(0)->shape(),
-                                      instr->shape());
-}
-
-bool IsAnnotation(const Instruction* instr) {
-  if (instr->opcode() != HloOpcode::kCustomCall) return false;
-  const std::string& target = instr->custom_call_target();
-  return target == kMoveToHostTarget || target == kMoveToDeviceTarget ||
-         target == kPinToDeviceTarget || target == kPinToDeviceSramTarget ||
-         target == kDevicePlacementTarget;
-}
-
-bool IsEntryRoot(const Instruction* instr, const Module& module) {
-  return instr->parent() == module.entry() && instr->IsRoot();
-}
-
-// Computations that run inside a fusion or inside an instruction that
-// already computes on the host: their instructions are not offload starts.
-absl::flat_hash_set<const Computation*> NestedComputations(
-    const Module& module) {
-  absl::flat_hash_set<const Computation*> nested;
-  std::vector<const Computation*> stack;
-  for (const auto& comp : module.computations()) {
-    for (const auto& instr : comp->raw_instructions()) {
-      if (instr->IsDead()) continue;
-      if (instr->opcode() != HloOpcode::kFusion && !ComputeTypeIsHost(instr.get())) {
-        continue;
-      }
-      for (const Computation* callee : instr->called_computations()) {
-        if (nested.insert(callee).second) stack.push_back(callee);
-      }
-    }
-  }
-  while (!stack.empty()) {
-    const Computation* comp = stack.back();
-    stack.pop_back();
-    for (const auto& instr : comp->raw_instructions()) {
-      if (instr->IsDead()) continue;
-      for (const Computation* callee : instr->called_computations()) {
-        if (nested.insert(callee).second) stack.push_back(callee);
-      }
-    }
-  }
-  return nested;
-}
+using report_util::AnyLeafIsHost;
+using report_util::AppendArrayLeaves;
+using report_util::BytesAt;
+using report_util::InputName;
+using report_util::IsAnnotation;
+using report_util::IsBitcastReshape;
+using report_util::IsEntryRoot;
+using report_util::NestedComputations;
+using report_util::Ref;
+using report_util::ShapeAt;
+using report_util::ShortShape;
+using report_util::ShortSource;
+using report_util::SourceOf;
+using report_util::SubshapeIsHost;
 
 // MoveToHosts in the HostOffloader's order: the post order of the entry
 // computation, descending depth-first into called computations where they
@@ -225,261 +104,6 @@ std::vector<Instruction*> MoveToHostsInOffloaderOrder(const Module& module) {
   }
   return move_to_hosts;
 }
-
-std::optional<int64_t> IntegerConstant(const Instruction* instr) {
-  if (instr->opcode() != HloOpcode::kConstant || instr->shape().rank() != 0) {
-    return std::nullopt;
-  }
-  int64_t value = 0;
-  if (!absl::SimpleAtoi(instr->literal_text(), &value)) return std::nullopt;
-  return value;
-}
-
-// Host buffers: values that share storage grouped by a union-find over
-// (instruction, array leaf index).
-class BufferGroups {
- public:
-  BufferGroups(const Module& module, const CallGraph& call_graph)
-      : module_(module), call_graph_(call_graph) {}
-
-  // Groups `host_leaves` (array leaves in host memory) with every value that
-  // shares their storage, and returns the groups that are neither host entry
-  // parameters nor host entry outputs.
-  std::vector<HostBuffer> IntermediateBuffers(const std::vector<IAS>& host_leaves) {
-    absl::flat_hash_set<IAS> host_set(host_leaves.begin(), host_leaves.end());
-    std::deque<int> worklist;
-    for (const IAS& leaf : host_leaves) {
-      auto [id, added] = Id(leaf);
-      host_[id] = true;
-      if (added) worklist.push_back(id);
-    }
-    while (!worklist.empty()) {
-      int id = worklist.front();
-      worklist.pop_front();
-      IAS value = values_[id];
-      for (const IAS& link : Links(value, host_set)) {
-        auto [other, added] = Id(link);
-        Union(id, other);
-        if (added) worklist.push_back(other);
-      }
-    }
-    // Summarise each group in first-seen order.
-    struct Group {
-      int first = -1;
-      int first_host = -1;
-      int defining = -1;
-      bool host = false, boundary = false, loop = false;
-      int64_t bytes = 0;
-    };
-    absl::flat_hash_map<int, Group> groups;
-    std::vector<int> order;
-    const EntryComputationLayout& layout = module_.entry_computation_layout();
-    for (int id = 0; id < static_cast<int>(values_.size()); ++id) {
-      int root = Find(id);
-      auto [it, added] = groups.try_emplace(root);
-      if (added) order.push_back(root);
-      Group& group = it->second;
-      const IAS& value = values_[id];
-      const Instruction* instr = value.instruction;
-      if (group.first < 0) group.first = id;
-      if (group.first_host < 0 && host_[id]) group.first_host = id;
-      if (group.defining < 0 && !has_links_[id]) group.defining = id;
-      group.host |= host_[id];
-      group.loop |= instr->opcode() == HloOpcode::kWhile;
-      group.bytes = std::max(group.bytes, BytesAt(instr->shape(), value.shape_index));
-      if (instr->parent() == module_.entry()) {
-        if (instr->opcode() == HloOpcode::kParameter &&
-            instr->parameter_number() <
-                static_cast<int64_t>(layout.parameters.size()) &&
-            SubshapeIsHost(layout.parameters[instr->parameter_number()],
-                           value.shape_index)) {
-          group.boundary = true;
-        }
-        if (instr->IsRoot() && SubshapeIsHost(layout.result, value.shape_index)) {
-          group.boundary = true;
-        }
-      }
-    }
-    std::vector<HostBuffer> buffers;
-    for (int root : order) {
-      const Group& group = groups[root];
-      if (!group.host || group.boundary) continue;
-      const IAS& defining = values_[group.defining >= 0 ? group.defining : group.first];
-      const IAS& host = values_[group.first_host];
-      HostBuffer buffer;
-      buffer.defined_by = Ref(defining.instruction);
-      buffer.defined_by_opcode =
-          defining.instruction->opcode() == HloOpcode::kCustomCall
-              ? defining.instruction->custom_call_target()
-              : std::string(HloOpcodeString(defining.instruction->opcode()));
-      buffer.shape = ShapeAt(host.instruction->shape(), host.shape_index);
-      buffer.bytes = group.bytes;
-      buffer.loop_carried = group.loop;
-      buffers.push_back(std::move(buffer));
-    }
-    return buffers;
-  }
-
- private:
-  std::pair<int, bool> Id(const IAS& value) {
-    auto [it, added] = ids_.try_emplace(value, static_cast<int>(values_.size()));
-    if (added) {
-      values_.push_back(value);
-      parent_.push_back(it->second);
-      host_.push_back(false);
-      has_links_.push_back(false);
-    }
-    return {it->second, added};
-  }
-  int Find(int id) {
-    while (parent_[id] != id) {
-      parent_[id] = parent_[parent_[id]];
-      id = parent_[id];
-    }
-    return id;
-  }
-  void Union(int a, int b) {
-    a = Find(a);
-    b = Find(b);
-    if (a == b) return;
-    if (a > b) std::swap(a, b);
-    parent_[b] = a;  // the earlier value stays the representative
-  }
-
-  // The values whose storage `value` shares, looking towards producers (the
-  // buffer a value forwards), as XLA's alias analysis sees them.
-  std::vector<IAS> Links(const IAS& value,
-                         const absl::flat_hash_set<IAS>& host_set) {
-    std::vector<IAS> links;
-    Instruction* instr = value.instruction;
-    const ShapeIndex& index = value.shape_index;
-    auto add = [&](Instruction* producer, ShapeIndex producer_index) {
-      const Shape* sub =
-          shape_util::TryGetSubshape(producer->shape(), producer_index);
-      if (sub == nullptr || !sub->IsArray()) return;
-      links.push_back({producer, std::move(producer_index)});
-    };
-    switch (instr->opcode()) {
-      case HloOpcode::kGetTupleElement: {
-        ShapeIndex next = {instr->tuple_index()};
-        next.insert(next.end(), index.begin(), index.end());
-        add(instr->operand(0), std::move(next));
-        break;
-      }
-      case HloOpcode::kTuple:
-        if (!index.empty() && index.front() < instr->operand_count()) {
-          add(instr->operand(index.front()),
-              ShapeIndex(index.begin() + 1, index.end()));
-        }
-        break;
-      case HloOpcode::kBitcast:
-      case HloOpcode::kOptimizationBarrier:
-        if (instr->operand_count() == 1) add(instr->operand(0), index);
-        break;
-      case HloOpcode::kDynamicUpdateSlice:
-        if (index.empty()) add(instr->operand(0), {});
-        break;
-      case HloOpcode::kWhile:
-        if (instr->operand_count() == 1) add(instr->operand(0), index);
-        if (Computation* body = instr->while_body(); body != nullptr) {
-          add(body->root(), index);
-        }
-        break;
-      case HloOpcode::kCall:
-        if (!instr->called_computations().empty()) {
-          add(instr->called_computations()[0]->root(), index);
-        }
-        break;
-      case HloOpcode::kConditional:
-        for (Computation* branch : instr->called_computations()) {
-          add(branch->root(), index);
-        }
-        break;
-      case HloOpcode::kAsyncStart:
-        // ((operands...), (results...), context): the operands alias the
-        // start's element {0, p}.
-        if (index.size() >= 2 && index[0] == 0 &&
-            index[1] < instr->operand_count()) {
-          add(instr->operand(index[1]), ShapeIndex(index.begin() + 2, index.end()));
-        }
-        // Its results are the wrapped computation's.
-        if (index.size() >= 1 && index[0] == 1 &&
-            !instr->called_computations().empty()) {
-          add(instr->called_computations()[0]->root(),
-              ShapeIndex(index.begin() + 1, index.end()));
-        }
-        break;
-      case HloOpcode::kAsyncDone:
-        if (instr->operand_count() == 1) {
-          ShapeIndex next = {1};
-          next.insert(next.end(), index.begin(), index.end());
-          add(instr->operand(0), std::move(next));
-        }
-        break;
-      case HloOpcode::kParameter: {
-        if (instr->parent() == module_.entry()) break;
-        for (Instruction* caller : call_graph_.CallersOf(instr->parent())) {
-          switch (caller->opcode()) {
-            case HloOpcode::kWhile:
-              if (caller->operand_count() == 1) add(caller->operand(0), index);
-              break;
-            case HloOpcode::kCall:
-            case HloOpcode::kAsyncStart:
-              if (instr->parameter_number() < caller->operand_count()) {
-                add(caller->operand(instr->parameter_number()), index);
-              }
-              break;
-            case HloOpcode::kConditional: {
-              const auto& branches = caller->called_computations();
-              for (size_t b = 0; b < branches.size(); ++b) {
-                if (branches[b] == instr->parent() &&
-                    static_cast<int64_t>(b + 1) < caller->operand_count()) {
-                  add(caller->operand(static_cast<int64_t>(b + 1)), index);
-                }
-              }
-              break;
-            }
-            default:
-              break;
-          }
-        }
-        break;
-      }
-      case HloOpcode::kCustomCall:
-        if ((IsMoveToHost(instr) || IsMoveToDevice(instr)) &&
-            instr->operand_count() == 1 &&
-            host_set.contains(IAS{instr->operand(0), index})) {
-          // An annotation on data already in host memory moves nothing.
-          add(instr->operand(0), index);
-        }
-        for (const auto& alias : instr->output_to_operand_aliasing()) {
-          if (alias.output.size() > index.size() ||
-              !std::equal(alias.output.begin(), alias.output.end(),
-                          index.begin()) ||
-              alias.operand < 0 || alias.operand >= instr->operand_count()) {
-            continue;
-          }
-          ShapeIndex next = alias.operand_index;
-          next.insert(next.end(), index.begin() + alias.output.size(),
-                      index.end());
-          add(instr->operand(alias.operand), std::move(next));
-        }
-        break;
-      default:
-        break;
-    }
-    if (!links.empty()) has_links_[ids_.at(value)] = true;
-    return links;
-  }
-
-  const Module& module_;
-  const CallGraph& call_graph_;
-  absl::flat_hash_map<IAS, int> ids_;
-  std::vector<IAS> values_;
-  std::vector<int> parent_;
-  std::vector<bool> host_;
-  std::vector<bool> has_links_;
-};
 
 // What the walks record about one instruction, for the picture.
 struct Marks {
@@ -996,13 +620,6 @@ std::vector<IAS> OffloadWalker::HostLeaves() const {
   return leaves;
 }
 
-std::string ShortShape(const Shape& shape) {
-  std::string text = ShapeToString(shape, /*print_layout=*/false);
-  constexpr size_t kMax = 48;
-  if (text.size() > kMax) text = absl::StrCat(text.substr(0, kMax - 3), "...");
-  return text;
-}
-
 void OffloadWalker::BuildGraph(const ReportOptions& options) {
   ReportGraph& graph = report_.graph;
   absl::flat_hash_map<const Instruction*, int> index;
@@ -1091,154 +708,6 @@ void OffloadWalker::BuildGraph(const ReportOptions& options) {
   for (const GraphNode& node : graph.nodes) used.insert(node.computation);
   for (const auto& comp : module_.computations()) {
     if (used.contains(comp->name())) graph.computations.push_back(comp->name());
-  }
-}
-
-// The innermost while loop each computation runs in.
-class LoopNesting {
- public:
-  LoopNesting(const Module& module, const CallGraph& call_graph)
-      : module_(module), call_graph_(call_graph) {}
-
-  // The while loop whose body (or condition) `comp` is, directly or through
-  // calls and conditionals; nullptr outside loops.
-  const Instruction* InnermostLoop(const Computation* comp) {
-    std::vector<const Computation*> chain;
-    const Instruction* loop = nullptr;
-    while (comp != nullptr && comp != module_.entry()) {
-      if (auto it = memo_.find(comp); it != memo_.end()) {
-        loop = it->second;
-        break;
-      }
-      chain.push_back(comp);
-      std::vector<Instruction*> callers = call_graph_.CallersOf(comp);
-      if (callers.empty()) break;
-      const Instruction* caller = callers.front();
-      if (caller->opcode() == HloOpcode::kWhile) {
-        loop = caller;
-        break;
-      }
-      comp = caller->parent();
-      // Guard against a malformed, cyclic call graph.
-      if (chain.size() > module_.computations().size()) break;
-    }
-    for (const Computation* c : chain) memo_.emplace(c, loop);
-    return loop;
-  }
-
-  // How often a loop's body runs per execution of the entry computation.
-  std::optional<int64_t> Executions(const Instruction* loop) {
-    std::optional<int64_t> total = 1;
-    int64_t depth = 0;
-    while (loop != nullptr && total.has_value()) {
-      std::optional<int64_t> trips = ConstantTripCount(*loop);
-      if (!trips.has_value()) return std::nullopt;
-      if (*trips != 0 && *total > std::numeric_limits<int64_t>::max() / *trips) {
-        return std::nullopt;
-      }
-      *total *= *trips;
-      loop = InnermostLoop(loop->parent());
-      if (++depth > static_cast<int64_t>(module_.computations().size())) {
-        return std::nullopt;
-      }
-    }
-    return total;
-  }
-
- private:
-  const Module& module_;
-  const CallGraph& call_graph_;
-  absl::flat_hash_map<const Computation*, const Instruction*> memo_;
-};
-
-// The host<->device transfers left in the module after the pipeline.
-void CollectTransfers(const Module& module,
-                      const absl::flat_hash_set<std::string>& input_copies,
-                      Report& report) {
-  CallGraph call_graph(module);
-  LoopNesting nesting(module, call_graph);
-  absl::flat_hash_set<const Computation*> nested = NestedComputations(module);
-  absl::flat_hash_map<const Instruction*, size_t> loop_index;
-  bool per_step_known = true;
-  int64_t per_step = 0, per_step_bytes = 0;
-  for (const auto& comp : module.computations()) {
-    if (nested.contains(comp.get())) continue;
-    for (const auto& owned : comp->raw_instructions()) {
-      const Instruction* instr = owned.get();
-      if (instr->IsDead()) continue;
-      Transfer transfer;
-      switch (instr->opcode()) {
-        case HloOpcode::kCopy:
-          if (!IsSynchronousCopyFromOrToHost(instr)) continue;
-          transfer.direction = instr->shape().memory_space() == kHostMemorySpace
-                                   ? TransferDirection::kToHost
-                                   : TransferDirection::kToDevice;
-          transfer.bytes = shape_util::ByteSizeOf(instr->shape());
-          transfer.inserted = !input_copies.contains(instr->name());
-          break;
-        case HloOpcode::kDynamicSlice:
-          if (instr->operand(0)->shape().memory_space() != kHostMemorySpace ||
-              instr->shape().memory_space() == kHostMemorySpace) {
-            continue;
-          }
-          transfer.direction = TransferDirection::kToDevice;
-          transfer.bytes = shape_util::ByteSizeOf(instr->shape());
-          break;
-        case HloOpcode::kDynamicUpdateSlice:
-          if (instr->shape().memory_space() != kHostMemorySpace ||
-              instr->operand(1)->shape().memory_space() == kHostMemorySpace) {
-            continue;
-          }
-          transfer.direction = TransferDirection::kToHost;
-          transfer.bytes = shape_util::ByteSizeOf(instr->operand(1)->shape());
-          break;
-        default:
-          continue;
-      }
-      transfer.instruction = Ref(instr);
-      transfer.opcode = std::string(HloOpcodeString(instr->opcode()));
-      const Instruction* loop = nesting.InnermostLoop(comp.get());
-      if (loop != nullptr) {
-        transfer.loop = loop->name();
-        auto [it, added] = loop_index.try_emplace(loop, report.loops.size());
-        if (added) {
-          LoopTransfers entry;
-          entry.while_loop = Ref(loop);
-          entry.trip_count = ConstantTripCount(*loop);
-          entry.executions = nesting.Executions(loop);
-          report.loops.push_back(std::move(entry));
-        }
-        LoopTransfers& entry = report.loops[it->second];
-        ++entry.transfers_per_iteration;
-        entry.bytes_per_iteration += transfer.bytes;
-        if (transfer.inserted) {
-          ++entry.copies_inserted_per_iteration;
-          entry.copies_inserted_bytes_per_iteration += transfer.bytes;
-        }
-      }
-      if (transfer.inserted) {
-        ++report.copies_inserted;
-        report.copies_inserted_bytes += transfer.bytes;
-        if (transfer.direction == TransferDirection::kToHost) {
-          ++report.copies_to_host;
-        } else {
-          ++report.copies_to_device;
-        }
-        std::optional<int64_t> times = 1;
-        if (loop != nullptr) times = report.loops[loop_index.at(loop)].executions;
-        if (times.has_value()) {
-          per_step += *times;
-          per_step_bytes += *times * transfer.bytes;
-        } else {
-          per_step_known = false;
-        }
-      }
-      report.transfers.push_back(std::move(transfer));
-    }
-  }
-  if (per_step_known) {
-    report.copies_inserted_per_step = per_step;
-    report.copies_inserted_bytes_per_step = per_step_bytes;
   }
 }
 
@@ -1358,97 +827,6 @@ std::string Plural(int64_t n, absl::string_view word) {
 
 }  // namespace
 
-std::optional<int64_t> ConstantTripCount(const Instruction& while_loop) {
-  if (while_loop.opcode() != HloOpcode::kWhile) return std::nullopt;
-  if (const RawAttribute* config = while_loop.FindRawAttribute("backend_config")) {
-    // {"known_trip_count":{"n":"8"}, ...}, possibly with escaped quotes.
-    absl::string_view text = config->value;
-    size_t at = text.find("known_trip_count");
-    if (at != absl::string_view::npos) {
-      size_t n = text.find("\"n\"", at);
-      if (n == absl::string_view::npos) n = text.find("\\\"n\\\"", at);
-      if (n != absl::string_view::npos) {
-        size_t digits = text.find_first_of("0123456789", n);
-        size_t end = text.find_first_not_of("0123456789", digits);
-        int64_t value = 0;
-        if (digits != absl::string_view::npos &&
-            absl::SimpleAtoi(text.substr(digits, end - digits), &value)) {
-          return value;
-        }
-      }
-    }
-  }
-  const Computation* condition = while_loop.while_condition();
-  const Computation* body = while_loop.while_body();
-  if (condition == nullptr || body == nullptr || while_loop.operand_count() != 1 ||
-      condition->num_parameters() != 1 || body->num_parameters() != 1) {
-    return std::nullopt;
-  }
-  const Instruction* compare = condition->root();
-  if (compare->opcode() != HloOpcode::kCompare || compare->operand_count() != 2) {
-    return std::nullopt;
-  }
-  const RawAttribute* direction_attr = compare->FindRawAttribute("direction");
-  if (direction_attr == nullptr) return std::nullopt;
-  std::string direction = direction_attr->value;
-  auto induction_index = [&](const Instruction* value) -> std::optional<int64_t> {
-    if (value->opcode() != HloOpcode::kGetTupleElement ||
-        value->operand(0) != condition->parameter(0)) {
-      return std::nullopt;
-    }
-    return value->tuple_index();
-  };
-  std::optional<int64_t> k = induction_index(compare->operand(0));
-  std::optional<int64_t> limit = IntegerConstant(compare->operand(1));
-  if (!k.has_value() || !limit.has_value()) {
-    k = induction_index(compare->operand(1));
-    limit = IntegerConstant(compare->operand(0));
-    if (!k.has_value() || !limit.has_value()) return std::nullopt;
-    // limit OP i  ==  i OP' limit
-    if (direction == "LT") {
-      direction = "GT";
-    } else if (direction == "GT") {
-      direction = "LT";
-    } else if (direction == "LE") {
-      direction = "GE";
-    } else if (direction == "GE") {
-      direction = "LE";
-    }
-  }
-  const Instruction* init = while_loop.operand(0);
-  if (init->opcode() != HloOpcode::kTuple || *k >= init->operand_count()) {
-    return std::nullopt;
-  }
-  std::optional<int64_t> start = IntegerConstant(init->operand(*k));
-  const Instruction* next = body->root();
-  if (!start.has_value() || next->opcode() != HloOpcode::kTuple ||
-      *k >= next->operand_count()) {
-    return std::nullopt;
-  }
-  const Instruction* update = next->operand(*k);
-  if (update->opcode() != HloOpcode::kAdd) return std::nullopt;
-  auto is_induction = [&](const Instruction* value) {
-    return value->opcode() == HloOpcode::kGetTupleElement &&
-           value->operand(0) == body->parameter(0) && value->tuple_index() == *k;
-  };
-  std::optional<int64_t> step;
-  if (is_induction(update->operand(0))) step = IntegerConstant(update->operand(1));
-  if (!step.has_value() && is_induction(update->operand(1))) {
-    step = IntegerConstant(update->operand(0));
-  }
-  if (!step.has_value() || *step == 0) return std::nullopt;
-  auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
-  const int64_t s = *start, l = *limit, d = *step;
-  if (direction == "LT" && d > 0) return s >= l ? 0 : ceil_div(l - s, d);
-  if (direction == "LE" && d > 0) return s > l ? 0 : ceil_div(l - s + 1, d);
-  if (direction == "GT" && d < 0) return s <= l ? 0 : ceil_div(s - l, -d);
-  if (direction == "GE" && d < 0) return s < l ? 0 : ceil_div(s - l + 1, -d);
-  if (direction == "NE" && (l - s) % d == 0 && (l - s) / d >= 0) {
-    return (l - s) / d;
-  }
-  return std::nullopt;
-}
-
 bool Report::HasOffloading() const {
   return !offloads.empty() || host_parameter_leaves > 0 ||
          host_output_leaves > 0 || !host_intermediates.empty() ||
@@ -1551,8 +929,8 @@ absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
     walker.BuildGraph(options);
     // What the walks put in host memory; replaced below by what the
     // HostOffloader did when it succeeds.
-    BufferGroups groups(*module, call_graph);
-    report.host_intermediates = groups.IntermediateBuffers(walker.HostLeaves());
+    report.host_intermediates =
+        IntermediateHostBuffers(*module, call_graph, walker.HostLeaves());
   }
   if (report.pipeline.ok) {
     OffloadOptions offload = options.offload;
@@ -1576,8 +954,8 @@ absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
         }
       }
       CallGraph call_graph(*module);
-      BufferGroups groups(*module, call_graph);
-      report.host_intermediates = groups.IntermediateBuffers(host_leaves);
+      report.host_intermediates =
+          IntermediateHostBuffers(*module, call_graph, host_leaves);
     }
     CollectTransfers(*module, input_copies, report);
     AddPipelineResultToGraph(*module, input_copies, report.graph);

@@ -261,13 +261,6 @@ absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
                                    absl::string_view file,
                                    const ReportOptions& options = {});
 
-// The trip count of while loop `while_loop` when it is a compile-time
-// constant: the `known_trip_count` of its backend_config, or a condition
-// `compare(get-tuple-element(param, k), constant)` (LT, LE, GT, GE, NE, either
-// operand order) with a constant initial value of element k and a body that
-// adds a constant to it. nullopt otherwise.
-std::optional<int64_t> ConstantTripCount(const Instruction& while_loop);
-
 }  // namespace hloff
 
 #endif  // HLO_OFFLOAD_REPORT_REPORT_H_

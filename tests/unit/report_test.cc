@@ -7,6 +7,7 @@
 
 #include "report/render.h"
 #include "report/report.h"
+#include "report/transfers.h"
 #include "text/parser.h"
 
 namespace hloff {
