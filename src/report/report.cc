@@ -149,9 +149,8 @@ class OffloadWalker {
     Offload* offload = nullptr;
     bool checks_outputs = true;  // XLA raises E1200 on its device outputs
     const Instruction* inherited_walk_start = nullptr;
-    // For a host-compute output reached by another walk: the way from that
-    // walk's start to it (red too when this walk ends in E1200).
-    std::vector<const Instruction*> prefix;
+    // The walk of a host-compute output: its index in host_compute_, else -1.
+    int64_t host_compute = -1;
     absl::flat_hash_map<IAS, IAS> previous;
   };
 
@@ -164,8 +163,8 @@ class OffloadWalker {
   };
 
   void RunWalk(Offload& offload, IAS start, Phase phase, bool checks_outputs,
-               const Instruction* inherited_walk_start,
-               std::vector<const Instruction*> prefix);
+               const Instruction* inherited_walk_start, int64_t host_compute);
+  void MarkRed(const std::vector<const Instruction*>& path);
   void Expand(Walk& walk, std::deque<Item>& queue,
               absl::flat_hash_set<IAS>& seen, const Item& item, Phase phase);
   const SliceResult& SliceLeadsToMoveToDevice(const Instruction* slice);
@@ -190,7 +189,13 @@ class OffloadWalker {
   absl::flat_hash_map<IAS, size_t> host_compute_index_;
   std::vector<IAS> host_compute_start_;
   std::vector<const Instruction*> host_compute_walk_start_;
-  std::vector<std::vector<const Instruction*>> host_compute_prefix_;
+  // How each host-compute output was reached: the walk it was reached from
+  // (an index into host_compute_, or -1 for a parameter or MoveToHost walk)
+  // and the way from that walk's start to it. An E1200 path is red from the
+  // first walk's start: the links are followed up, each marked once.
+  std::vector<int64_t> host_compute_parent_;
+  std::vector<std::vector<const Instruction*>> host_compute_link_;
+  std::vector<bool> host_compute_red_;
   std::vector<bool> host_compute_checked_;
   // Marks and walk edges, in discovery order.
   absl::flat_hash_map<const Instruction*, Marks> marks_;
@@ -259,16 +264,23 @@ void OffloadWalker::AddEnd(Walk& walk, const Item& item, EndKind kind, const Ins
   }
   if (end.e1200) {
     marks.e1200 = true;
-    std::vector<const Instruction*> red = walk.prefix;
-    red.insert(red.end(), path.begin(), path.end());
-    for (size_t i = 0; i < red.size(); ++i) {
-      Mark(red[i]).e1200 = true;
-      if (i > 0) e1200_edges_.insert({red[i - 1], red[i]});
+    MarkRed(path);
+    for (int64_t i = walk.host_compute; i >= 0 && !host_compute_red_[i];
+         i = host_compute_parent_[i]) {
+      host_compute_red_[i] = true;
+      MarkRed(host_compute_link_[i]);
     }
   }
   for (const Instruction* hop : path) end.path.push_back(InputName(hop));
   end.path.erase(std::unique(end.path.begin(), end.path.end()), end.path.end());
   walk.offload->ends.push_back(std::move(end));
+}
+
+void OffloadWalker::MarkRed(const std::vector<const Instruction*>& path) {
+  for (size_t i = 0; i < path.size(); ++i) {
+    Mark(path[i]).e1200 = true;
+    if (i > 0) e1200_edges_.insert({path[i - 1], path[i]});
+  }
 }
 
 void OffloadWalker::HostComputeEnd(Walk& walk, const IAS& start,
@@ -295,11 +307,9 @@ void OffloadWalker::HostComputeEnd(Walk& walk, const IAS& start,
                                            ? walk.inherited_walk_start
                                            : item.walk_start);
     host_compute_checked_.push_back(walk.checks_outputs);
-    std::vector<const Instruction*> prefix = walk.prefix;
-    for (const Instruction* hop : PathTo(walk, item.value, start)) {
-      if (prefix.empty() || prefix.back() != hop) prefix.push_back(hop);
-    }
-    host_compute_prefix_.push_back(std::move(prefix));
+    host_compute_parent_.push_back(walk.host_compute);
+    host_compute_link_.push_back(PathTo(walk, item.value, start));
+    host_compute_red_.push_back(false);
   }
   std::vector<std::string>& from = host_compute_[it->second].reached_from;
   const std::string& name = walk.offload->start.name;
@@ -400,9 +410,9 @@ void OffloadWalker::Expand(Walk& walk, std::deque<Item>& queue,
 void OffloadWalker::RunWalk(Offload& offload, IAS start, Phase phase,
                             bool checks_outputs,
                             const Instruction* inherited_walk_start,
-                            std::vector<const Instruction*> prefix) {
+                            int64_t host_compute) {
   Walk walk;
-  walk.prefix = std::move(prefix);
+  walk.host_compute = host_compute;
   walk.offload = &offload;
   walk.checks_outputs = checks_outputs;
   walk.inherited_walk_start = inherited_walk_start;
@@ -552,7 +562,7 @@ void OffloadWalker::WalkAll() {
       Mark(param).source = ShortSource(offload.source);
       report_.offloads.push_back(std::move(offload));
       RunWalk(report_.offloads.back(), {param, index}, Phase::kHost, true,
-              nullptr, {});
+              nullptr, -1);
     }
   }
   // MoveToHosts, in the offloader's order; one reached inside an earlier
@@ -569,7 +579,7 @@ void OffloadWalker::WalkAll() {
     report_.offloads.push_back(std::move(offload));
     Mark(mth).host = true;
     RunWalk(report_.offloads.back(), {mth, {}}, Phase::kToHost, true, nullptr,
-            {});
+            -1);
   }
   // Instructions the input already runs on the host (not reached above).
   absl::flat_hash_set<const Computation*> nested = NestedComputations(module_);
@@ -589,7 +599,9 @@ void OffloadWalker::WalkAll() {
       host_compute_.push_back(std::move(offload));
       host_compute_start_.push_back(value);
       host_compute_walk_start_.push_back(nullptr);
-      host_compute_prefix_.push_back({});
+      host_compute_parent_.push_back(-1);
+      host_compute_link_.push_back({});
+      host_compute_red_.push_back(false);
       // XLA does not walk from these, so it checks none of their outputs.
       host_compute_checked_.push_back(false);
       Mark(instr.get()).host = true;
@@ -600,7 +612,7 @@ void OffloadWalker::WalkAll() {
     // host_compute_ is a deque: references stay valid while it grows.
     RunWalk(host_compute_[i], host_compute_start_[i], Phase::kHost,
             host_compute_checked_[i], host_compute_walk_start_[i],
-            host_compute_prefix_[i]);
+            static_cast<int64_t>(i));
   }
   for (Offload& offload : host_compute_) {
     report_.offloads.push_back(std::move(offload));

@@ -248,7 +248,7 @@ struct ReportOptions {
   // The pipeline's options (the XLA debug flags of the command line).
   OffloadOptions offload;
   // The most nodes drawn; the rest are counted in ReportGraph::omitted_nodes.
-  int64_t max_graph_nodes = 1500;
+  int64_t max_graph_nodes = 400;
   // Context nodes drawn around each path node (operands and users each).
   int64_t max_context_per_node = 3;
 };
