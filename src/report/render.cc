@@ -167,7 +167,11 @@ std::string RenderReportText(const Report& report) {
       absl::StrAppend(&out, "    reached from ",
                       absl::StrJoin(offload.reached_from, ", "), "\n");
     }
-    if (offload.ends.empty()) absl::StrAppend(&out, "    end: none\n");
+    if (offload.ends.empty()) {
+      absl::StrAppend(&out,
+                      "    end: none (no path reaches a MoveToDevice, host "
+                      "compute or an entry output)\n");
+    }
     for (const OffloadEnd& end : offload.ends) {
       absl::StrAppend(&out, "    end: ", EndText(end), "\n");
       absl::StrAppend(&out, "      path: ", absl::StrJoin(end.path, " -> "), "\n");
