@@ -15,7 +15,11 @@
 // SliceLeadsToMoveToDevice; main spec §3.4). Then the real HostOffloader
 // runs, and its result (memory spaces, inserted copies) gives the buffers and
 // transfers. Every walk keeps a visited set, so the work is the size of the
-// paths, not of the module.
+// paths, not of the module. Two differences from XLA's walk, both so that each
+// tensor gets all its ends: a walk does not skip values an earlier walk put
+// in host memory, and a host-compute instruction ends a path and starts a
+// tensor of its own (XLA walks on through it; so do the ends of that tensor,
+// E1200 included).
 #ifndef HLO_OFFLOAD_REPORT_REPORT_H_
 #define HLO_OFFLOAD_REPORT_REPORT_H_
 
