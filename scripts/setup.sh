@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what hlo-offload needs to build and test, from Debian 12 packages.
-# Idempotent: packages already installed are left alone.
+# Idempotent: packages already installed are left alone. graphviz renders
+# `report --format=html|dot` pictures; chromium runs the HTML end-to-end test.
 set -euo pipefail
 
 packages=(
@@ -8,6 +9,7 @@ packages=(
   libabsl-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   llvm-14-tools jq
+  graphviz chromium fonts-dejavu-core
 )
 
 missing=()

@@ -1,6 +1,7 @@
 // Shapes and layouts: names, helpers and the canonical printer.
 #include "ir/shape.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "absl/container/flat_hash_map.h"
@@ -65,6 +66,18 @@ int64_t SaturatingMul(int64_t a, int64_t b) {
     return std::numeric_limits<int64_t>::max();
   }
   return a * b;
+}
+
+// `value` rounded up to a multiple of `multiple`; unchanged when `multiple`
+// is not positive. Saturates at INT64_MAX.
+int64_t RoundUp(int64_t value, int64_t multiple) {
+  if (multiple <= 1) return value;
+  int64_t remainder = value % multiple;
+  if (remainder == 0) return value;
+  if (value > std::numeric_limits<int64_t>::max() - (multiple - remainder)) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return value + (multiple - remainder);
 }
 
 }  // namespace
@@ -255,24 +268,35 @@ int64_t ByteSizeOf(const Shape& shape) {
   int64_t bits = shape.has_layout && shape.layout.element_size_in_bits > 0
                      ? shape.layout.element_size_in_bits
                      : PrimitiveTypeBitWidth(shape.element_type);
-  std::vector<int64_t> dims(shape.dimensions.begin(), shape.dimensions.end());
-  for (int64_t& d : dims) d = d < 0 ? 0 : d;
-  // The first tile pads the minor-most dimensions (in physical order) up to
-  // multiples of its sizes.
-  if (shape.has_layout && !shape.layout.tiles.empty() &&
-      shape.layout.minor_to_major.size() == dims.size()) {
-    const Tile& tile = shape.layout.tiles.front();
-    const auto& m2m = shape.layout.minor_to_major;
-    for (size_t t = 0; t < tile.dimensions.size() && t < m2m.size(); ++t) {
-      int64_t tile_size = tile.dimensions[tile.dimensions.size() - 1 - t];
-      int64_t dim = m2m[t];
-      if (tile_size > 0 && dim >= 0 && dim < static_cast<int64_t>(dims.size())) {
-        dims[dim] = (dims[dim] + tile_size - 1) / tile_size * tile_size;
-      }
+  const int64_t rank = shape.rank();
+  auto dim_size = [&](int64_t d) {
+    return shape.dimensions[d] < 0 ? int64_t{0} : shape.dimensions[d];
+  };
+  int64_t elements = 1;
+  const Layout& layout = shape.layout;
+  if (shape.has_layout && !layout.tiles.empty() &&
+      static_cast<int64_t>(layout.minor_to_major.size()) == rank) {
+    // xla::ShapeUtil::ArraySize: the first tile pads the minor-most
+    // dimensions (in physical order) up to multiples of its sizes; a tile of
+    // higher rank than the shape pads the missing major dimensions (size 1)
+    // too. Sub-tiles add no padding. A combined (`*`) tile dimension pads
+    // nothing.
+    const std::vector<int64_t>& tile = layout.tiles.front().dimensions;
+    const int64_t tile_rank = static_cast<int64_t>(tile.size());
+    for (int64_t t = 0; t < std::max(rank, tile_rank); ++t) {
+      int64_t size = t < rank ? dim_size(layout.minor_to_major[t]) : 1;
+      if (t < tile_rank) size = RoundUp(size, tile[tile_rank - 1 - t]);
+      elements = SaturatingMul(elements, size);
+    }
+    // The tail padding only applies to tiled layouts, as in XLA.
+    if (layout.tail_padding_alignment > 1) {
+      elements = RoundUp(elements, layout.tail_padding_alignment);
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d) {
+      elements = SaturatingMul(elements, dim_size(d));
     }
   }
-  int64_t elements = 1;
-  for (int64_t d : dims) elements = SaturatingMul(elements, d);
   int64_t total_bits = SaturatingMul(elements, bits);
   if (total_bits == std::numeric_limits<int64_t>::max()) return total_bits / 8;
   return (total_bits + 7) / 8;

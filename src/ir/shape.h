@@ -149,9 +149,15 @@ int64_t TrueRank(const Shape& shape);
 // element type and the same physical element order (xla::ShapeUtil::
 // ReshapeIsBitcast for layouts without tiles).
 bool ReshapeIsBitcast(const Shape& input, const Shape& output);
-// Size in bytes of an array shape: elements x bits / 8, rounded up; tiles pad
-// each tiled dimension up to a multiple of the tile. Tuples add their leaves;
-// tokens and opaque values are 0.
+// Size in bytes of `shape` as it is stored (xla::ShapeUtil::ByteSizeOf with
+// xla::ShapeUtil::ArraySize for arrays): elements x element size in bits / 8,
+// rounded up once per array, so sub-byte types (s4, u4, f4e2m1fn, ...) are
+// packed; `E(n)` in the layout overrides the element size. The first tile of
+// a tiled layout pads the minor-most physical dimensions up to multiples of
+// its sizes (a tile of higher rank than the array pads the missing major
+// dimensions too), then `L(n)` pads the element count. Bounded dynamic
+// dimensions count at their bound, unbounded ones as 0. Tuples add up their
+// leaves; tokens and opaque values are 0. Saturates at INT64_MAX.
 int64_t ByteSizeOf(const Shape& shape);
 }  // namespace shape_util
 

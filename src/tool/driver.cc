@@ -26,6 +26,7 @@
 #include "passes/pass.h"
 #include "text/parser.h"
 #include "text/printer.h"
+#include "tool/report_command.h"
 
 #ifndef HLOFF_VERSION
 #define HLOFF_VERSION "0.0.0"
@@ -473,6 +474,9 @@ int RunTool(const std::vector<std::string>& args, std::ostream& out,
       "explain", "print the documentation of a diagnostic code (e.g. E1200)");
   explain->add_option("CODE", explain_code, "the code")->required();
 
+  ReportCommandOptions report_opts;
+  CLI::App* report = AddReportSubcommand(app, report_opts);
+
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
   try {
@@ -511,6 +515,8 @@ int RunTool(const std::vector<std::string>& args, std::ostream& out,
     out << DocsForCode(*code);
     return 0;
   }
+
+  if (report->parsed()) return RunReportCommand(report_opts, out, err);
 
   CommonOptions* options = nullptr;
   bool run_passes = false, print = false;

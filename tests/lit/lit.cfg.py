@@ -1,7 +1,11 @@
 # lit configuration for hlo-offload's own tests: every .hlo (and .test) file is a
 # test. RUN lines find hlo-offload (HLOFF_BIN), FileCheck, not and jq on PATH;
-# %shared expands to the shared corpus folder, %examples to examples/.
+# %shared expands to the shared corpus folder, %examples to examples/,
+# %hloff_bindir to the folder of the hlo-offload binary. Features: `graphviz`
+# when `dot` is on PATH, `chromium` when Debian's chromium is (both come from
+# scripts/setup.sh).
 import os
+import shutil
 import tempfile
 import lit.formats
 
@@ -20,3 +24,12 @@ config.substitutions.append(("%shared", shared))
 config.substitutions.append(("%examples", os.path.join(repo, "examples")))
 config.environment["PATH"] = os.pathsep.join(
     [os.path.dirname(os.path.abspath(binary)), "/usr/lib/llvm-14/bin", os.environ.get("PATH", "")])
+config.substitutions.append(("%hloff_bindir", os.path.dirname(os.path.abspath(binary))))
+if shutil.which("dot"):
+    config.available_features.add("graphviz")
+if shutil.which("chromium"):
+    config.available_features.add("chromium")
+elif os.environ.get("CI"):
+    # CI installs chromium with scripts/setup.sh; the HTML end-to-end test
+    # must not be skipped silently there.
+    lit_config.fatal("chromium is not installed; run scripts/setup.sh")

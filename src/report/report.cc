@@ -1,0 +1,981 @@
+// The offload report (report.h): the walks of the HostOffloader over the
+// pipeline's own intermediate module, then the real HostOffloader and a look
+// at what it left.
+#include "report/report.h"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "analysis/call_graph.h"
+#include "analysis/offload_utils.h"
+#include "report/host_buffers.h"
+#include "report/report_util.h"
+#include "report/transfers.h"
+
+namespace hloff {
+
+absl::string_view OffloadKindName(OffloadKind kind) {
+  switch (kind) {
+    case OffloadKind::kMoveToHost:
+      return "move_to_host";
+    case OffloadKind::kHostParameter:
+      return "host_parameter";
+    case OffloadKind::kHostCompute:
+      return "host_compute";
+  }
+  return "";
+}
+
+absl::string_view EndKindName(EndKind kind) {
+  switch (kind) {
+    case EndKind::kMoveToDevice:
+      return "move_to_device";
+    case EndKind::kHostCompute:
+      return "host_compute";
+    case EndKind::kOutput:
+      return "output";
+    case EndKind::kCustomCall:
+      return "custom_call";
+  }
+  return "";
+}
+
+absl::string_view TransferDirectionName(TransferDirection direction) {
+  return direction == TransferDirection::kToHost ? "to_host" : "to_device";
+}
+
+namespace {
+
+using IAS = InstructionAndShapeIndex;
+using report_util::AnyLeafIsHost;
+using report_util::AppendArrayLeaves;
+using report_util::BytesAt;
+using report_util::InputName;
+using report_util::IsAnnotation;
+using report_util::IsBitcastReshape;
+using report_util::IsEntryRoot;
+using report_util::NestedComputations;
+using report_util::Ref;
+using report_util::ShapeAt;
+using report_util::ShortShape;
+using report_util::ShortSource;
+using report_util::SourceOf;
+using report_util::SubshapeIsHost;
+
+// MoveToHosts in the HostOffloader's order: the post order of the entry
+// computation, descending depth-first into called computations where they
+// are called, each computation once (host_offloader.cc RunImpl's
+// ProcessNextMoveToHostInstr loop, without its rescans).
+std::vector<Instruction*> MoveToHostsInOffloaderOrder(const Module& module) {
+  std::vector<Instruction*> move_to_hosts;
+  Computation* entry = module.entry();
+  absl::flat_hash_set<const Computation*> expanded = {entry};
+  struct Frame {
+    std::vector<Instruction*> order;
+    size_t next = 0;
+    size_t callee = 0;
+  };
+  std::vector<Frame> stack;
+  stack.push_back({entry->MakeInstructionPostOrder()});
+  while (!stack.empty()) {
+    Frame& frame = stack.back();
+    if (frame.next >= frame.order.size()) {
+      stack.pop_back();
+      continue;
+    }
+    Instruction* instr = frame.order[frame.next];
+    if (frame.callee == 0 && IsMoveToHost(instr)) move_to_hosts.push_back(instr);
+    if (frame.callee < instr->called_computations().size()) {
+      Computation* callee = instr->called_computations()[frame.callee++];
+      if (expanded.insert(callee).second) {
+        stack.push_back({callee->MakeInstructionPostOrder()});
+      }
+      continue;
+    }
+    frame.callee = 0;
+    ++frame.next;
+  }
+  return move_to_hosts;
+}
+
+// What the walks record about one instruction, for the picture.
+struct Marks {
+  bool host = false;
+  bool start = false;
+  bool end = false;
+  bool e1200 = false;
+  std::string note;
+  std::string source;  // starts: the user's line, `file.py:15`
+};
+
+// The path walks of the HostOffloader, recording instead of rewriting.
+class OffloadWalker {
+ public:
+  OffloadWalker(Module& module, const CallGraph& call_graph, Report& report)
+      : module_(module), call_graph_(call_graph), report_(report) {}
+
+  // Walks every offloaded tensor; fills report_.offloads and the marks.
+  void WalkAll();
+
+  // The walks' host-resident values, expanded to array leaves.
+  std::vector<IAS> HostLeaves() const;
+
+  // Builds the picture's graph from the walks (before the HostOffloader
+  // changes the module).
+  void BuildGraph(const ReportOptions& options);
+
+ private:
+  // Where a walk item is: between a MoveToHost and the walk start (device
+  // side, the "allowed hops" of GetStartingInstructions), in host memory, or
+  // past a slice that moves the data back (device side).
+  enum class Phase { kToHost, kHost };
+
+  struct Item {
+    IAS value;
+    Phase phase;
+    const Instruction* from = nullptr;  // the instruction it was reached from
+    Phase from_phase = Phase::kHost;
+    const Instruction* walk_start = nullptr;
+  };
+
+  struct Walk {
+    Offload* offload = nullptr;
+    bool checks_outputs = true;  // XLA raises E1200 on its device outputs
+    const Instruction* inherited_walk_start = nullptr;
+    // The walk of a host-compute output: its index in host_compute_, else -1.
+    int64_t host_compute = -1;
+    absl::flat_hash_map<IAS, IAS> previous;
+  };
+
+  // The result of SliceLeadsToMoveToDevice for one slice, with the
+  // MoveToDevices reached and the way there.
+  struct SliceResult {
+    bool leads = true;
+    std::vector<std::pair<const Instruction*, std::vector<const Instruction*>>>
+        move_to_devices;
+  };
+
+  void RunWalk(Offload& offload, IAS start, Phase phase, bool checks_outputs,
+               const Instruction* inherited_walk_start, int64_t host_compute);
+  void MarkRed(const std::vector<const Instruction*>& path);
+  void Expand(Walk& walk, std::deque<Item>& queue,
+              absl::flat_hash_set<IAS>& seen, const Item& item, Phase phase);
+  const SliceResult& SliceLeadsToMoveToDevice(const Instruction* slice);
+  std::vector<const Instruction*> PathTo(const Walk& walk, const IAS& value,
+                                         const IAS& start) const;
+  void AddEnd(Walk& walk, const Item& item, EndKind kind,
+              const Instruction* at, const ShapeIndex& index,
+              std::vector<const Instruction*> path);
+  void HostComputeEnd(Walk& walk, const IAS& start, const Item& item);
+  Marks& Mark(const Instruction* instr);
+  void AddWalkEdge(const Instruction* from, const Instruction* to);
+
+  Module& module_;
+  const CallGraph& call_graph_;
+  Report& report_;
+  absl::flat_hash_set<const Instruction*> absorbed_move_to_hosts_;
+  absl::flat_hash_map<const Instruction*, SliceResult> slices_;
+  absl::flat_hash_set<IAS> host_values_;
+  std::vector<IAS> host_value_order_;  // host_values_ in discovery order
+  // Host-compute offloads, by their output value, walked after the others.
+  std::deque<Offload> host_compute_;
+  absl::flat_hash_map<IAS, size_t> host_compute_index_;
+  std::vector<IAS> host_compute_start_;
+  std::vector<const Instruction*> host_compute_walk_start_;
+  // How each host-compute output was reached: the walk it was reached from
+  // (an index into host_compute_, or -1 for a parameter or MoveToHost walk)
+  // and the way from that walk's start to it. An E1200 path is red from the
+  // first walk's start: the links are followed up, each marked once.
+  std::vector<int64_t> host_compute_parent_;
+  std::vector<std::vector<const Instruction*>> host_compute_link_;
+  std::vector<bool> host_compute_red_;
+  std::vector<bool> host_compute_checked_;
+  // Marks and walk edges, in discovery order.
+  absl::flat_hash_map<const Instruction*, Marks> marks_;
+  std::vector<const Instruction*> path_order_;
+  absl::flat_hash_set<std::pair<const Instruction*, const Instruction*>>
+      walk_edges_;
+  std::vector<std::pair<const Instruction*, const Instruction*>> walk_edge_order_;
+  absl::flat_hash_set<std::pair<const Instruction*, const Instruction*>>
+      e1200_edges_;
+};
+
+Marks& OffloadWalker::Mark(const Instruction* instr) {
+  auto [it, added] = marks_.try_emplace(instr);
+  if (added) path_order_.push_back(instr);
+  return it->second;
+}
+
+void OffloadWalker::AddWalkEdge(const Instruction* from, const Instruction* to) {
+  if (from == to) return;
+  if (walk_edges_.insert({from, to}).second) walk_edge_order_.push_back({from, to});
+}
+
+std::vector<const Instruction*> OffloadWalker::PathTo(const Walk& walk,
+                                                      const IAS& value,
+                                                      const IAS& start) const {
+  std::vector<const Instruction*> path = {value.instruction};
+  IAS current = value;
+  // `previous` is first-discovery, so following it always ends at the start.
+  while (!(current == start)) {
+    auto it = walk.previous.find(current);
+    if (it == walk.previous.end()) break;
+    current = it->second;
+    if (path.back() != current.instruction) path.push_back(current.instruction);
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+void OffloadWalker::AddEnd(Walk& walk, const Item& item, EndKind kind, const Instruction* at,
+                           const ShapeIndex& index,
+                           std::vector<const Instruction*> path) {
+  OffloadEnd end;
+  end.kind = kind;
+  end.instruction = Ref(at);
+  end.shape_index = index;
+  const Instruction* walk_start =
+      walk.inherited_walk_start ? walk.inherited_walk_start : item.walk_start;
+  if (walk_start != nullptr) end.walk_start = walk_start->name();
+  Marks& marks = Mark(at);
+  marks.end = true;
+  if (kind == EndKind::kOutput) {
+    end.output_index = index;
+    end.output_in_host_memory =
+        SubshapeIsHost(module_.entry_computation_layout().result, index);
+    end.e1200 = walk.checks_outputs && !end.output_in_host_memory &&
+                item.phase == Phase::kHost;
+    marks.note = absl::StrCat("entry output ", ShapeIndexToString(index), ": ",
+                              end.output_in_host_memory ? "host" : "device",
+                              " memory", end.e1200 ? " (E1200)" : "");
+  } else if (kind == EndKind::kMoveToDevice) {
+    if (marks.note.empty()) marks.note = "back to device";
+  } else if (kind == EndKind::kCustomCall) {
+    marks.note = "reads host memory";
+  } else {
+    marks.note = "host compute";
+  }
+  if (end.e1200) {
+    marks.e1200 = true;
+    MarkRed(path);
+    for (int64_t i = walk.host_compute; i >= 0 && !host_compute_red_[i];
+         i = host_compute_parent_[i]) {
+      host_compute_red_[i] = true;
+      MarkRed(host_compute_link_[i]);
+    }
+  }
+  for (const Instruction* hop : path) end.path.push_back(InputName(hop));
+  end.path.erase(std::unique(end.path.begin(), end.path.end()), end.path.end());
+  walk.offload->ends.push_back(std::move(end));
+}
+
+void OffloadWalker::MarkRed(const std::vector<const Instruction*>& path) {
+  for (size_t i = 0; i < path.size(); ++i) {
+    Mark(path[i]).e1200 = true;
+    if (i > 0) e1200_edges_.insert({path[i - 1], path[i]});
+  }
+}
+
+void OffloadWalker::HostComputeEnd(Walk& walk, const IAS& start,
+                                   const Item& item) {
+  Instruction* instr = item.value.instruction;
+  AddEnd(walk, item, EndKind::kHostCompute, instr, item.value.shape_index,
+         PathTo(walk, item.value, start));
+  Marks& marks = Mark(instr);
+  marks.host = true;  // host compute writes its result to host memory
+  marks.start = true;
+  auto [it, added] =
+      host_compute_index_.try_emplace(item.value, host_compute_.size());
+  if (added) {
+    Offload offload;
+    offload.kind = OffloadKind::kHostCompute;
+    offload.start = Ref(instr);
+    offload.shape_index = item.value.shape_index;
+    offload.shape = ShapeAt(instr->shape(), item.value.shape_index);
+    offload.bytes = BytesAt(instr->shape(), item.value.shape_index);
+    offload.source = SourceOf(module_, instr);
+    host_compute_.push_back(std::move(offload));
+    host_compute_start_.push_back(item.value);
+    host_compute_walk_start_.push_back(walk.inherited_walk_start
+                                           ? walk.inherited_walk_start
+                                           : item.walk_start);
+    host_compute_checked_.push_back(walk.checks_outputs);
+    host_compute_parent_.push_back(walk.host_compute);
+    host_compute_link_.push_back(PathTo(walk, item.value, start));
+    host_compute_red_.push_back(false);
+  }
+  std::vector<std::string>& from = host_compute_[it->second].reached_from;
+  const std::string& name = walk.offload->start.name;
+  if (std::find(from.begin(), from.end(), name) == from.end()) {
+    from.push_back(name);
+  }
+}
+
+const OffloadWalker::SliceResult& OffloadWalker::SliceLeadsToMoveToDevice(
+    const Instruction* slice) {
+  auto cached = slices_.find(slice);
+  if (cached != slices_.end()) return cached->second;
+  SliceResult result;
+  std::deque<IAS> queue;
+  absl::flat_hash_set<IAS> seen;
+  absl::flat_hash_map<IAS, IAS> previous;
+  IAS origin = {const_cast<Instruction*>(slice), {}};
+  auto enqueue = [&](const IAS& from) -> bool {
+    auto successors = GetSuccessors(from, call_graph_);
+    if (!successors.ok()) return false;
+    for (const IAS& s : *successors) {
+      if (!seen.insert(s).second) continue;
+      previous.emplace(s, from);
+      queue.push_back(s);
+    }
+    return true;
+  };
+  if (!enqueue(origin)) result.leads = false;
+  while (!queue.empty() && result.leads) {
+    IAS current = queue.front();
+    queue.pop_front();
+    const Instruction* instr = current.instruction;
+    if (IsMoveToDevice(instr)) {
+      std::vector<const Instruction*> path = {instr};
+      for (auto it = previous.find(current);
+           it != previous.end() && !(it->second == origin);
+           it = previous.find(it->second)) {
+        if (path.back() != it->second.instruction) {
+          path.push_back(it->second.instruction);
+        }
+      }
+      std::reverse(path.begin(), path.end());
+      result.move_to_devices.emplace_back(instr, std::move(path));
+      continue;
+    }
+    bool hop = false;
+    switch (instr->opcode()) {
+      case HloOpcode::kBitcast:
+      case HloOpcode::kCopy:
+      case HloOpcode::kTuple:
+      case HloOpcode::kOptimizationBarrier:
+      case HloOpcode::kGetTupleElement:
+      case HloOpcode::kParameter:
+      case HloOpcode::kWhile:
+        hop = true;
+        break;
+      case HloOpcode::kReshape:
+        hop = IsBitcastReshape(instr);
+        break;
+      case HloOpcode::kReduce:
+        hop = shape_util::TrueRank(instr->operand(0)->shape()) ==
+              shape_util::TrueRank(instr->shape());
+        break;
+      default:
+        break;
+    }
+    if (!hop || !enqueue(current)) result.leads = false;
+  }
+  if (!result.leads) result.move_to_devices.clear();
+  return slices_.emplace(slice, std::move(result)).first->second;
+}
+
+void OffloadWalker::Expand(Walk& walk, std::deque<Item>& queue,
+                           absl::flat_hash_set<IAS>& seen, const Item& item,
+                           Phase phase) {
+  auto successors = GetSuccessors(item.value, call_graph_);
+  if (!successors.ok()) {
+    report_.notes.push_back(absl::StrCat(
+        "the paths of ", walk.offload->start.name, " are not followed past ",
+        InputName(item.value.instruction), ": ",
+        successors.status().message()));
+    return;
+  }
+  for (IAS& s : *successors) {
+    AddWalkEdge(item.value.instruction, s.instruction);
+    if (!seen.insert(s).second) continue;
+    walk.previous.emplace(s, item.value);
+    Item next;
+    next.value = std::move(s);
+    next.phase = phase;
+    next.from = item.value.instruction;
+    next.from_phase = item.phase;
+    next.walk_start = item.walk_start;
+    queue.push_back(std::move(next));
+  }
+}
+
+void OffloadWalker::RunWalk(Offload& offload, IAS start, Phase phase,
+                            bool checks_outputs,
+                            const Instruction* inherited_walk_start,
+                            int64_t host_compute) {
+  Walk walk;
+  walk.host_compute = host_compute;
+  walk.offload = &offload;
+  walk.checks_outputs = checks_outputs;
+  walk.inherited_walk_start = inherited_walk_start;
+  absl::flat_hash_set<IAS> seen = {start};
+  std::deque<Item> queue;
+  Item first;
+  first.value = start;
+  first.phase = phase;
+  first.walk_start = phase == Phase::kHost ? start.instruction : nullptr;
+  queue.push_back(first);
+  Mark(start.instruction).start = true;
+  while (!queue.empty()) {
+    Item item = std::move(queue.front());
+    queue.pop_front();
+    Instruction* instr = item.value.instruction;
+    const bool is_start = item.value == start;
+    // GetStartingInstructions: bitcasts, copies and bitcast reshapes right
+    // after a MoveToHost still run on device; anything else (or a
+    // dynamic-update-slice) starts the walk in host memory.
+    if (item.phase == Phase::kToHost && !is_start &&
+        !(instr->opcode() == HloOpcode::kBitcast ||
+          instr->opcode() == HloOpcode::kCopy || IsBitcastReshape(instr))) {
+      item.phase = Phase::kHost;
+      item.walk_start = instr;
+    }
+    Marks& marks = Mark(instr);
+    if (item.phase == Phase::kToHost) {
+      if (IsEntryRoot(instr, module_)) {
+        // A MoveToHost (or its hops) at the entry root: XLA copies it to
+        // host without checking the output layout (V6).
+        AddEnd(walk, item, EndKind::kOutput, instr,
+               item.value.shape_index, PathTo(walk, item.value, start));
+        if (IsMoveToHost(instr)) marks.host = true;
+        continue;
+      }
+      Expand(walk, queue, seen, item, Phase::kToHost);
+      continue;
+    }
+    if (!is_start) {
+      // WalkDownHostMemoryOffloadPaths, in XLA's order of cases.
+      if (IsMoveToHost(instr)) {
+        absorbed_move_to_hosts_.insert(instr);  // a no-op on host data
+      } else if (IsMoveToDevice(instr)) {
+        AddEnd(walk, item, EndKind::kMoveToDevice, instr,
+               item.value.shape_index, PathTo(walk, item.value, start));
+        continue;
+      } else if (instr->opcode() == HloOpcode::kDynamicUpdateSlice) {
+        // Reached through the update from host data: host compute
+        // (HandleDynamicUpdateSlices). Reached through the buffer, or as the
+        // walk start of a MoveToHost, it is a transfer into host memory.
+        bool update = item.from != nullptr && instr->operand(0) != item.from &&
+                      item.from_phase == Phase::kHost;
+        if (update) {
+          HostComputeEnd(walk, start, item);
+          continue;
+        }
+      } else if (IsValidDuringPureMemoryOffload(instr->opcode())) {
+        // Pure memory: the data moves on unchanged.
+      } else if (instr->opcode() == HloOpcode::kDynamicSlice ||
+                 instr->opcode() == HloOpcode::kSlice) {
+        const SliceResult& slice = SliceLeadsToMoveToDevice(instr);
+        if (!slice.leads) {
+          HostComputeEnd(walk, start, item);
+          continue;
+        }
+        std::vector<const Instruction*> to_slice =
+            PathTo(walk, item.value, start);
+        marks.note = "to device";
+        for (const auto& [move_to_device, hops] : slice.move_to_devices) {
+          std::vector<const Instruction*> path = to_slice;
+          const Instruction* previous = instr;
+          for (const Instruction* hop : hops) {
+            path.push_back(hop);
+            Mark(hop);
+            AddWalkEdge(previous, hop);
+            previous = hop;
+          }
+          AddEnd(walk, item, EndKind::kMoveToDevice, move_to_device,
+                 {}, std::move(path));
+          walk.offload->ends.back().via = InputName(instr);
+        }
+        continue;
+      } else if (instr->opcode() == HloOpcode::kCopy &&
+                 !shape_util::EqualIgnoringMemorySpace(
+                     instr->shape(), instr->operand(0)->shape())) {
+        // A layout-changing copy moves data within host memory.
+      } else {
+        HostComputeEnd(walk, start, item);
+        continue;
+      }
+    }
+    if (host_values_.insert(item.value).second) {
+      host_value_order_.push_back(item.value);
+    }
+    Mark(instr).host = true;
+    if (IsEntryRoot(instr, module_)) {
+      AddEnd(walk, item, EndKind::kOutput, instr, item.value.shape_index,
+             PathTo(walk, item.value, start));
+      continue;
+    }
+    // Custom calls that read the value without aliasing it stop
+    // GetSuccessors: they are ends of their own.
+    for (Instruction* user : instr->users()) {
+      if (user->opcode() != HloOpcode::kCustomCall || IsMoveToHost(user) ||
+          IsMoveToDevice(user)) {
+        continue;
+      }
+      bool aliased = false;
+      for (int64_t p : user->OperandIndices(instr)) {
+        aliased |= CustomCallReusesBuffer(user, p);
+      }
+      if (aliased) continue;
+      bool on_host = user->parent()->execution_thread() == "host" ||
+                     user->custom_call_target() == "HostExecute" ||
+                     ComputeTypeIsHost(user);
+      std::vector<const Instruction*> path = PathTo(walk, item.value, start);
+      path.push_back(user);
+      AddWalkEdge(instr, user);
+      AddEnd(walk, item, on_host ? EndKind::kHostCompute : EndKind::kCustomCall,
+             user, item.value.shape_index, std::move(path));
+    }
+    Expand(walk, queue, seen, item, Phase::kHost);
+  }
+}
+
+void OffloadWalker::WalkAll() {
+  const EntryComputationLayout& layout = module_.entry_computation_layout();
+  Computation* entry = module_.entry();
+  // Input streaming: host-memory entry parameter leaves.
+  for (size_t i = 0; i < layout.parameters.size() &&
+                     static_cast<int64_t>(i) < entry->num_parameters();
+       ++i) {
+    std::vector<ShapeIndex> leaves;
+    AppendArrayLeaves(layout.parameters[i], {}, leaves);
+    for (const ShapeIndex& index : leaves) {
+      const Shape* sub = shape_util::TryGetSubshape(layout.parameters[i], index);
+      if (sub->memory_space() != kHostMemorySpace) continue;
+      Instruction* param = entry->parameter(static_cast<int64_t>(i));
+      Offload offload;
+      offload.kind = OffloadKind::kHostParameter;
+      offload.start = Ref(param);
+      offload.parameter_number = static_cast<int64_t>(i);
+      offload.shape_index = index;
+      offload.shape = ShapeToString(*sub);
+      offload.bytes = shape_util::ByteSizeOf(*sub);
+      offload.source = SourceOf(module_, param);
+      Mark(param).source = ShortSource(offload.source);
+      report_.offloads.push_back(std::move(offload));
+      RunWalk(report_.offloads.back(), {param, index}, Phase::kHost, true,
+              nullptr, -1);
+    }
+  }
+  // MoveToHosts, in the offloader's order; one reached inside an earlier
+  // walk is a no-op there and no tensor of its own.
+  for (Instruction* mth : MoveToHostsInOffloaderOrder(module_)) {
+    if (absorbed_move_to_hosts_.contains(mth)) continue;
+    Offload offload;
+    offload.kind = OffloadKind::kMoveToHost;
+    offload.start = Ref(mth);
+    offload.shape = ShapeToString(mth->shape());
+    offload.bytes = shape_util::ByteSizeOf(mth->shape());
+    offload.source = SourceOf(module_, mth);
+    Mark(mth).source = ShortSource(offload.source);
+    report_.offloads.push_back(std::move(offload));
+    Mark(mth).host = true;
+    RunWalk(report_.offloads.back(), {mth, {}}, Phase::kToHost, true, nullptr,
+            -1);
+  }
+  // Instructions the input already runs on the host (not reached above).
+  absl::flat_hash_set<const Computation*> nested = NestedComputations(module_);
+  for (const auto& comp : module_.computations()) {
+    if (nested.contains(comp.get())) continue;
+    for (const auto& instr : comp->raw_instructions()) {
+      if (instr->IsDead() || !ComputeTypeIsHost(instr.get())) continue;
+      IAS value = {instr.get(), {}};
+      if (host_compute_index_.contains(value)) continue;
+      host_compute_index_.emplace(value, host_compute_.size());
+      Offload offload;
+      offload.kind = OffloadKind::kHostCompute;
+      offload.start = Ref(instr.get());
+      offload.shape = ShapeToString(instr->shape());
+      offload.bytes = shape_util::ByteSizeOf(instr->shape());
+      offload.source = SourceOf(module_, instr.get());
+      host_compute_.push_back(std::move(offload));
+      host_compute_start_.push_back(value);
+      host_compute_walk_start_.push_back(nullptr);
+      host_compute_parent_.push_back(-1);
+      host_compute_link_.push_back({});
+      host_compute_red_.push_back(false);
+      // XLA does not walk from these, so it checks none of their outputs.
+      host_compute_checked_.push_back(false);
+      Mark(instr.get()).host = true;
+    }
+  }
+  // Host-compute outputs: their walks may find more host compute.
+  for (size_t i = 0; i < host_compute_.size(); ++i) {
+    // host_compute_ is a deque: references stay valid while it grows.
+    RunWalk(host_compute_[i], host_compute_start_[i], Phase::kHost,
+            host_compute_checked_[i], host_compute_walk_start_[i],
+            static_cast<int64_t>(i));
+  }
+  for (Offload& offload : host_compute_) {
+    report_.offloads.push_back(std::move(offload));
+  }
+}
+
+std::vector<IAS> OffloadWalker::HostLeaves() const {
+  std::vector<IAS> leaves;
+  std::vector<ShapeIndex> indices;
+  for (const IAS& value : host_value_order_) {
+    indices.clear();
+    AppendArrayLeaves(value.instruction->shape(), value.shape_index, indices);
+    for (ShapeIndex& index : indices) {
+      leaves.push_back({value.instruction, std::move(index)});
+    }
+  }
+  return leaves;
+}
+
+void OffloadWalker::BuildGraph(const ReportOptions& options) {
+  ReportGraph& graph = report_.graph;
+  absl::flat_hash_map<const Instruction*, int> index;
+  auto add_node = [&](const Instruction* instr, bool on_path) {
+    GraphNode node;
+    node.name = InputName(instr);
+    node.opcode = instr->opcode() == HloOpcode::kCustomCall
+                      ? instr->custom_call_target()
+                      : std::string(HloOpcodeString(instr->opcode()));
+    node.shape = ShortShape(instr->shape());
+    node.computation = instr->parent()->name();
+    node.loc = instr->loc();
+    node.on_path = on_path;
+    node.annotation = IsAnnotation(instr);
+    if (auto it = marks_.find(instr); it != marks_.end() && on_path) {
+      node.host_memory = it->second.host;
+      node.start = it->second.start;
+      node.end = it->second.end;
+      node.e1200 = it->second.e1200;
+      node.note = it->second.note;
+      node.source = it->second.source;
+    }
+    index.emplace(instr, static_cast<int>(graph.nodes.size()));
+    graph.nodes.push_back(std::move(node));
+  };
+  const int64_t limit = std::max<int64_t>(options.max_graph_nodes, 1);
+  for (const Instruction* instr : path_order_) {
+    if (static_cast<int64_t>(graph.nodes.size()) >= limit) {
+      ++graph.omitted_nodes;
+      continue;
+    }
+    add_node(instr, true);
+  }
+  absl::flat_hash_set<std::pair<int, int>> edges;
+  auto add_edge = [&](int from, int to, bool on_path) {
+    if (from == to || !edges.insert({from, to}).second) return;
+    GraphEdge edge;
+    edge.from = from;
+    edge.to = to;
+    edge.on_path = on_path;
+    edge.crosses_computation =
+        graph.nodes[from].computation != graph.nodes[to].computation;
+    graph.edges.push_back(edge);
+  };
+  for (const auto& [from, to] : walk_edge_order_) {
+    auto a = index.find(from), b = index.find(to);
+    if (a == index.end() || b == index.end()) continue;
+    add_edge(a->second, b->second, true);
+    if (e1200_edges_.contains({from, to})) graph.edges.back().e1200 = true;
+  }
+  // One hop of context: operands and users of the path instructions.
+  const size_t path_nodes = graph.nodes.size();
+  std::vector<const Instruction*> path_instrs(path_nodes);
+  for (const auto& [instr, i] : index) path_instrs[i] = instr;
+  const int64_t context_limit = limit;
+  int64_t context = 0;
+  for (size_t i = 0; i < path_nodes; ++i) {
+    const Instruction* instr = path_instrs[i];
+    int64_t added = 0;
+    for (const Instruction* operand : instr->operands()) {
+      if (!index.contains(operand)) {
+        if (added >= options.max_context_per_node || context >= context_limit) {
+          continue;  // left out of the picture
+        }
+        add_node(operand, false);
+        ++added;
+        ++context;
+      }
+      add_edge(index.at(operand), static_cast<int>(i), false);
+    }
+    added = 0;
+    for (const Instruction* user : instr->users()) {
+      if (!index.contains(user)) {
+        if (added >= options.max_context_per_node || context >= context_limit) {
+          continue;
+        }
+        add_node(user, false);
+        ++added;
+        ++context;
+      }
+      add_edge(static_cast<int>(i), index.at(user), false);
+    }
+  }
+  // Computations in module order.
+  absl::flat_hash_set<std::string> used;
+  for (const GraphNode& node : graph.nodes) used.insert(node.computation);
+  for (const auto& comp : module_.computations()) {
+    if (used.contains(comp->name())) graph.computations.push_back(comp->name());
+  }
+}
+
+// Adds the copies the pipeline inserted to the picture, and the host memory
+// spaces it assigned to the instructions drawn.
+void AddPipelineResultToGraph(const Module& module,
+                              const absl::flat_hash_set<std::string>& input_copies,
+                              ReportGraph& graph) {
+  absl::flat_hash_map<std::string, int> by_name;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    by_name.emplace(graph.nodes[i].name, static_cast<int>(i));
+  }
+  for (const auto& comp : module.computations()) {
+    for (const auto& owned : comp->raw_instructions()) {
+      const Instruction* instr = owned.get();
+      if (instr->IsDead()) continue;
+      auto it = by_name.find(instr->name());
+      if (it != by_name.end()) {
+        GraphNode& node = graph.nodes[it->second];
+        if (node.on_path && AnyLeafIsHost(instr->shape())) node.host_memory = true;
+        continue;
+      }
+      if (instr->opcode() != HloOpcode::kCopy ||
+          input_copies.contains(instr->name()) ||
+          !IsSynchronousCopyFromOrToHost(instr)) {
+        continue;
+      }
+      std::vector<int> from, to;
+      if (auto f = by_name.find(InputName(instr->operand(0))); f != by_name.end()) {
+        from.push_back(f->second);
+      }
+      for (const Instruction* user : instr->users()) {
+        if (auto u = by_name.find(InputName(user)); u != by_name.end()) {
+          to.push_back(u->second);
+        }
+      }
+      if (from.empty() && to.empty()) continue;
+      GraphNode node;
+      node.name = instr->name();
+      node.opcode = "copy";
+      node.shape = ShortShape(instr->shape());
+      node.computation = comp->name();
+      node.on_path = true;
+      node.inserted_copy = true;
+      node.host_memory = instr->shape().memory_space() == kHostMemorySpace;
+      node.note = node.host_memory ? "inserted: copy to host"
+                                   : "inserted: copy to device";
+      int id = static_cast<int>(graph.nodes.size());
+      graph.nodes.push_back(std::move(node));
+      by_name.emplace(instr->name(), id);
+      for (int f : from) {
+        graph.edges.push_back(GraphEdge{f, id, true, false, false, true});
+      }
+      for (int t : to) {
+        graph.edges.push_back(GraphEdge{id, t, true, false, false, true});
+      }
+      if (std::find(graph.computations.begin(), graph.computations.end(),
+                    comp->name()) == graph.computations.end()) {
+        graph.computations.push_back(comp->name());
+      }
+    }
+  }
+}
+
+void EntryBoundary(const Module& module, Report& report) {
+  const EntryComputationLayout& layout = module.entry_computation_layout();
+  auto count = [](const Shape& shape, int64_t& host, int64_t& device,
+                  int64_t& host_leaves) {
+    ShapeIndex scratch;
+    shape_util::ForEachSubshape(
+        shape,
+        [&](const Shape& leaf, const ShapeIndex&) {
+          if (!leaf.IsArray()) return;
+          if (leaf.memory_space() == kHostMemorySpace) {
+            host += shape_util::ByteSizeOf(leaf);
+            ++host_leaves;
+          } else {
+            device += shape_util::ByteSizeOf(leaf);
+          }
+        },
+        scratch);
+  };
+  for (const Shape& param : layout.parameters) {
+    count(param, report.host_bytes_in, report.device_bytes_in,
+          report.host_parameter_leaves);
+  }
+  count(layout.result, report.host_bytes_out, report.device_bytes_out,
+        report.host_output_leaves);
+}
+
+PipelineOutcome RunPipelinePasses(Module& module,
+                                  const std::vector<absl::string_view>& passes,
+                                  const OffloadOptions& options) {
+  PipelineOutcome outcome;
+  DiagnosticSink sink;
+  PassContext context;
+  context.options = options;
+  context.diagnostics = &sink;
+  auto changed = RunPasses(module, passes, context);
+  if (changed.ok()) return outcome;
+  outcome.ok = false;
+  for (Diagnostic& d : sink.mutable_diagnostics()) {
+    if (d.severity == Severity::kError) outcome.errors.push_back(std::move(d));
+  }
+  if (outcome.errors.empty()) {
+    Diagnostic d;
+    d.code = DiagCode::kHO9002;
+    d.message = std::string(changed.status().message());
+    outcome.errors.push_back(std::move(d));
+  }
+  return outcome;
+}
+
+std::string Plural(int64_t n, absl::string_view word) {
+  return absl::StrCat(n, " ", word, n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+bool Report::HasOffloading() const {
+  return !offloads.empty() || host_parameter_leaves > 0 ||
+         host_output_leaves > 0 || !host_intermediates.empty() ||
+         !transfers.empty();
+}
+
+std::string Report::Verdict() const {
+  if (!HasOffloading()) {
+    std::string verdict =
+        "no offloading: nothing is moved to host memory (no MoveToHost or "
+        "annotate_device_placement to a host memory kind, no host-memory "
+        "entry parameter or output, no host compute); every tensor stays in "
+        "device memory";
+    if (!pipeline.ok) {
+      absl::StrAppend(&verdict, "; the pipeline fails: ",
+                      DiagCodeString(pipeline.errors.front().code));
+    }
+    return verdict;
+  }
+  int64_t to_device = 0, host_compute = 0, outputs = 0, custom_calls = 0;
+  int64_t bytes = 0;
+  for (const Offload& offload : offloads) {
+    bytes += offload.bytes;
+    for (const OffloadEnd& end : offload.ends) {
+      switch (end.kind) {
+        case EndKind::kMoveToDevice:
+          ++to_device;
+          break;
+        case EndKind::kHostCompute:
+          ++host_compute;
+          break;
+        case EndKind::kOutput:
+          ++outputs;
+          break;
+        case EndKind::kCustomCall:
+          ++custom_calls;
+          break;
+      }
+    }
+  }
+  std::string verdict = absl::StrCat(
+      Plural(static_cast<int64_t>(offloads.size()), "offloaded tensor"), " of ",
+      bytes, " bytes; paths end at ", to_device, " MoveToDevice, ",
+      host_compute, " host compute, ", Plural(outputs, "entry output"));
+  if (custom_calls > 0) {
+    absl::StrAppend(&verdict, ", ", Plural(custom_calls, "custom call"));
+  }
+  if (pipeline.ok) {
+    absl::StrAppend(&verdict, "; XLA accepts it");
+    return verdict;
+  }
+  const Diagnostic& first = pipeline.errors.front();
+  absl::StrAppend(&verdict, "; XLA rejects it: ", DiagCodeString(first.code));
+  if (first.code == DiagCode::kE1200 && first.output_index.has_value()) {
+    std::vector<std::string> outputs_named;
+    for (const Diagnostic& d : pipeline.errors) {
+      if (d.code != DiagCode::kE1200 || !d.output_index.has_value()) continue;
+      std::string name = ShapeIndexToString(*d.output_index);
+      if (std::find(outputs_named.begin(), outputs_named.end(), name) ==
+          outputs_named.end()) {
+        outputs_named.push_back(name);
+      }
+    }
+    absl::StrAppend(&verdict, " at entry output",
+                    outputs_named.size() == 1 ? " " : "s ",
+                    absl::StrJoin(outputs_named, ", "));
+  }
+  return verdict;
+}
+
+absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
+                                   absl::string_view file,
+                                   const ReportOptions& options) {
+  if (module == nullptr || module->entry() == nullptr) {
+    return absl::InternalError("the module has no entry computation");
+  }
+  Report report;
+  report.file = std::string(file);
+  report.module = module->name();
+  EntryBoundary(*module, report);
+  // Copies already in the input are not the pipeline's.
+  absl::flat_hash_set<std::string> input_copies;
+  for (const auto& comp : module->computations()) {
+    for (const auto& instr : comp->raw_instructions()) {
+      if (!instr->IsDead() && instr->opcode() == HloOpcode::kCopy) {
+        input_copies.insert(instr->name());
+      }
+    }
+  }
+  // The HostOffloader's input: annotations converted, copies legalized.
+  report.pipeline = RunPipelinePasses(
+      *module,
+      {"convert-memory-placement-to-internal-annotations",
+       "host-offload-legalize"},
+      options.offload);
+  {
+    CallGraph call_graph(*module);
+    OffloadWalker walker(*module, call_graph, report);
+    walker.WalkAll();
+    walker.BuildGraph(options);
+    // What the walks put in host memory; replaced below by what the
+    // HostOffloader did when it succeeds.
+    report.host_intermediates =
+        IntermediateHostBuffers(*module, call_graph, walker.HostLeaves());
+  }
+  if (report.pipeline.ok) {
+    OffloadOptions offload = options.offload;
+    offload.report_all_output_errors = true;
+    report.pipeline =
+        RunPipelinePasses(*module, {"host-offloader"}, offload);
+    if (report.pipeline.ok) {
+      std::vector<IAS> host_leaves;
+      for (const auto& comp : module->computations()) {
+        for (const auto& instr : comp->raw_instructions()) {
+          if (instr->IsDead()) continue;
+          ShapeIndex scratch;
+          shape_util::ForEachSubshape(
+              instr->shape(),
+              [&](const Shape& leaf, const ShapeIndex& index) {
+                if (leaf.IsArray() && leaf.memory_space() == kHostMemorySpace) {
+                  host_leaves.push_back({instr.get(), index});
+                }
+              },
+              scratch);
+        }
+      }
+      CallGraph call_graph(*module);
+      report.host_intermediates =
+          IntermediateHostBuffers(*module, call_graph, host_leaves);
+    }
+    CollectTransfers(*module, input_copies, report);
+    AddPipelineResultToGraph(*module, input_copies, report.graph);
+  }
+  for (const HostBuffer& buffer : report.host_intermediates) {
+    report.host_intermediate_bytes += buffer.bytes;
+  }
+  return report;
+}
+
+}  // namespace hloff

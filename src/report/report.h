@@ -1,0 +1,270 @@
+// The offload report: what a module moves to host memory and what it costs,
+// answered from the HLO alone. For every offloaded tensor (each MoveToHost,
+// each host-memory entry parameter leaf, each host-compute output) its bytes,
+// where it comes from in the user's program, and how each of its paths ends
+// (MoveToDevice, host compute, entry output); host bytes at the entry
+// boundary; host-resident intermediates; the host<->device transfers the
+// pipeline leaves in the module, per loop with constant trip counts; and the
+// offload-relevant subgraph for a picture.
+//
+// How it is computed: the pipeline's own passes run on the module. After
+// ConvertMemoryPlacementToInternalAnnotations and HostOffloadLegalize (the
+// HostOffloader's input), the paths are walked with GetSuccessors by the
+// rules of xla/hlo/transforms/host_offloader.cc
+// (WalkDownHostMemoryOffloadPaths, GetStartingInstructions,
+// SliceLeadsToMoveToDevice; main spec §3.4). Then the real HostOffloader
+// runs, and its result (memory spaces, inserted copies) gives the buffers and
+// transfers. Every walk keeps a visited set, so the work is the size of the
+// paths, not of the module. Two differences from XLA's walk, both so that each
+// tensor gets all its ends: a walk does not skip values an earlier walk put
+// in host memory, and a host-compute instruction ends a path and starts a
+// tensor of its own (XLA walks on through it; so do the ends of that tensor,
+// E1200 included).
+#ifndef HLO_OFFLOAD_REPORT_REPORT_H_
+#define HLO_OFFLOAD_REPORT_REPORT_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "diag/diagnostic.h"
+#include "ir/hlo.h"
+#include "passes/pass.h"
+
+namespace hloff {
+
+// Where an offloaded tensor comes from.
+enum class OffloadKind {
+  kMoveToHost,     // a MoveToHost (or annotate_device_placement to a host kind)
+  kHostParameter,  // an entry parameter leaf whose layout is memory space 5
+  kHostCompute,    // the output of an instruction that computes on the host
+};
+// "move_to_host", "host_parameter", "host_compute" (the JSON spelling).
+absl::string_view OffloadKindName(OffloadKind kind);
+
+// How one path of an offloaded tensor ends.
+enum class EndKind {
+  kMoveToDevice,  // a MoveToDevice brings it back (directly or after a slice)
+  kHostCompute,   // an instruction computes on it on the host
+  kOutput,        // it is returned from the entry computation
+  kCustomCall,    // a custom call reads it without aliasing its output to it;
+                  // the walk (GetSuccessors) stops there
+};
+// "move_to_device", "host_compute", "output", "custom_call" (the JSON
+// spelling).
+absl::string_view EndKindName(EndKind kind);
+
+// An instruction as the report names it: its name in the input (for a
+// converted annotate_device_placement, the annotation's name), its
+// computation, and its position in the input file.
+struct InstructionRef {
+  std::string name;
+  std::string computation;
+  SourceLoc loc;
+};
+
+// One end of a path.
+struct OffloadEnd {
+  EndKind kind = EndKind::kMoveToDevice;
+  // The MoveToDevice, host-compute op, entry root or custom call.
+  InstructionRef instruction;
+  ShapeIndex shape_index;      // the shape index tracked at `instruction`
+  // kOutput: the entry output index, and whether the entry computation
+  // layout puts that output in host memory (memory space 5).
+  std::optional<ShapeIndex> output_index;
+  bool output_in_host_memory = false;
+  // True when XLA's HostOffloader raises E1200 for this end (an offloaded
+  // tensor returned through a device-memory output).
+  bool e1200 = false;
+  // The instruction XLA's walk starts from, which E1200's message names
+  // ("starting from <walk_start>").
+  std::string walk_start;
+  // kMoveToDevice reached after a slice or dynamic-slice: that slice, which
+  // is the host-to-device transfer. Empty otherwise.
+  std::string via;
+  // The instructions from the start to the end, first-discovery (shortest)
+  // order, as XLA's `--vmodule=host_offloader=1` trace lists them.
+  std::vector<std::string> path;
+};
+
+// Where in the user's program a value comes from (its `metadata`): source
+// file and line (from source_file/source_line or the stack-frame tables) and
+// op_name. Empty strings and 0 when the metadata has none.
+struct ReportSource {
+  std::string file;
+  int64_t line = 0;
+  std::string op_name;
+};
+
+// One offloaded tensor.
+struct Offload {
+  OffloadKind kind = OffloadKind::kMoveToHost;
+  InstructionRef start;
+  // kHostParameter: the parameter number and the leaf's shape index;
+  // kHostCompute: the shape index of the host-resident output.
+  int64_t parameter_number = -1;
+  ShapeIndex shape_index;
+  std::string shape;  // as XLA prints it, with layout
+  // Bytes of the tensor (shape_util::ByteSizeOf): elements x element size,
+  // sub-byte types packed, tile padding included; tuples add their leaves.
+  int64_t bytes = 0;
+  ReportSource source;
+  std::vector<OffloadEnd> ends;
+  // kHostCompute: the offloads whose paths end at this instruction (empty
+  // when the input already marked it `_xla_compute_type="host"`).
+  std::vector<std::string> reached_from;
+};
+
+// A host-memory buffer that is neither an entry parameter nor an entry
+// output. Values that share storage (get-tuple-element, tuple, bitcast, the
+// buffer operand of dynamic-update-slice, while/call/conditional operands,
+// parameters and results, aliasing custom calls) are one buffer, so a
+// stacked loop buffer counts once, at its full size.
+struct HostBuffer {
+  InstructionRef defined_by;  // the instruction that produces the storage
+  std::string defined_by_opcode;  // its opcode, or its custom-call target
+  std::string shape;
+  int64_t bytes = 0;
+  bool loop_carried = false;  // flows through a while loop
+};
+
+enum class TransferDirection { kToHost, kToDevice };
+// "to_host", "to_device".
+absl::string_view TransferDirectionName(TransferDirection direction);
+
+// One host<->device transfer in the module after the pipeline: a copy
+// between memory spaces (`inserted` when the pipeline created it), a
+// dynamic-slice reading from a host buffer, or a dynamic-update-slice
+// writing into one.
+struct Transfer {
+  InstructionRef instruction;
+  std::string opcode;  // "copy", "dynamic-slice", "dynamic-update-slice"
+  TransferDirection direction = TransferDirection::kToHost;
+  int64_t bytes = 0;  // bytes moved by one execution
+  bool inserted = false;
+  std::string loop;  // the innermost while loop it runs in, or empty
+};
+
+// The transfers that run in one while loop's body (directly, not in a
+// nested loop).
+struct LoopTransfers {
+  InstructionRef while_loop;
+  // The trip count when it is a compile-time constant
+  // (backend_config known_trip_count, or an induction variable compared
+  // with a constant).
+  std::optional<int64_t> trip_count;
+  // How often the body runs per execution of the entry computation: the
+  // product of the trip counts of this loop and the loops around it; unset
+  // when one of them is not constant.
+  std::optional<int64_t> executions;
+  int64_t transfers_per_iteration = 0;
+  int64_t bytes_per_iteration = 0;
+  int64_t copies_inserted_per_iteration = 0;
+  int64_t copies_inserted_bytes_per_iteration = 0;
+};
+
+// The offload-relevant subgraph, for pictures: the instructions on the paths
+// from each offload start to its ends, one hop of context around them, and
+// the copies the pipeline inserts.
+struct GraphNode {
+  std::string name;
+  std::string opcode;       // its spelling, or the custom-call target
+  std::string shape;        // without layout, shortened when long
+  std::string computation;
+  SourceLoc loc;
+  bool on_path = false;     // on an offload path (not only context)
+  bool host_memory = false;  // its value lives in host memory
+  bool annotation = false;  // MoveToHost, MoveToDevice, annotate_device_placement
+  bool inserted_copy = false;  // a copy the pipeline inserts
+  bool start = false;       // an offload start
+  bool end = false;         // a path end
+  bool e1200 = false;       // on a path that raises E1200
+  std::string note;         // e.g. "entry output {1}: device memory"
+  std::string source;       // start nodes: `file.py:15` from the metadata
+};
+struct GraphEdge {
+  int from = 0;  // indices into ReportGraph::nodes
+  int to = 0;
+  bool on_path = false;   // a step of an offload walk
+  bool crosses_computation = false;  // into a called computation or out of it
+  bool e1200 = false;
+  bool inserted = false;  // to or from an inserted copy
+};
+struct ReportGraph {
+  std::vector<std::string> computations;  // in module order
+  std::vector<GraphNode> nodes;
+  std::vector<GraphEdge> edges;
+  // Nodes left out because of ReportOptions::max_graph_nodes.
+  int64_t omitted_nodes = 0;
+};
+
+// How the pipeline went on the module.
+struct PipelineOutcome {
+  bool ok = true;
+  // The failing pass's errors (all E1200s are collected).
+  std::vector<Diagnostic> errors;
+};
+
+// The whole report for one module.
+struct Report {
+  std::string file;
+  std::string module;
+  // Entry boundary, from the entry computation layout, in bytes.
+  int64_t host_bytes_in = 0;    // parameter leaves in memory space 5
+  int64_t host_bytes_out = 0;   // output leaves in memory space 5
+  int64_t device_bytes_in = 0;  // the other parameter leaves
+  int64_t device_bytes_out = 0;
+  int64_t host_parameter_leaves = 0;
+  int64_t host_output_leaves = 0;
+  std::vector<Offload> offloads;
+  std::vector<HostBuffer> host_intermediates;
+  int64_t host_intermediate_bytes = 0;
+  std::vector<Transfer> transfers;
+  std::vector<LoopTransfers> loops;
+  // Copies between memory spaces that the pipeline inserts, each counted
+  // once (static count) ...
+  int64_t copies_inserted = 0;
+  int64_t copies_inserted_bytes = 0;
+  int64_t copies_to_host = 0;
+  int64_t copies_to_device = 0;
+  // ... and per execution of the entry computation, with loop trip counts
+  // (unset when a loop around one of them has no constant trip count).
+  std::optional<int64_t> copies_inserted_per_step;
+  std::optional<int64_t> copies_inserted_bytes_per_step;
+  PipelineOutcome pipeline;
+  // Things the walks could not follow (a get-tuple-element read as a whole,
+  // a host branch selector, ...), one sentence each.
+  std::vector<std::string> notes;
+  ReportGraph graph;
+
+  // True when anything lives in host memory or computes on the host.
+  bool HasOffloading() const;
+  // One line: what is offloaded and whether XLA accepts it, or that the
+  // module does no offloading at all.
+  std::string Verdict() const;
+};
+
+struct ReportOptions {
+  // The pipeline's options (the XLA debug flags of the command line).
+  OffloadOptions offload;
+  // The most nodes drawn; the rest are counted in ReportGraph::omitted_nodes.
+  int64_t max_graph_nodes = 400;
+  // Context nodes drawn around each path node (operands and users each).
+  int64_t max_context_per_node = 3;
+};
+
+// Builds the report for `module`, which the pipeline then rewrites (pass a
+// module parsed for this purpose). `file` is the name shown in the report.
+// A pipeline failure is part of the report, not an error; errors are
+// INTERNAL for a module without an entry computation.
+absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
+                                   absl::string_view file,
+                                   const ReportOptions& options = {});
+
+}  // namespace hloff
+
+#endif  // HLO_OFFLOAD_REPORT_REPORT_H_

@@ -1,0 +1,153 @@
+// Helpers of the report's analyses (report_util.h).
+#include "report/report_util.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "analysis/offload_utils.h"
+
+namespace hloff::report_util {
+
+std::string ShortSource(const ReportSource& source) {
+  if (source.file.empty()) return "";
+  std::string text = source.file.substr(source.file.rfind('/') + 1);
+  if (source.line > 0) absl::StrAppend(&text, ":", source.line);
+  return text;
+}
+
+std::string InputName(const Instruction* instr) {
+  const std::string& origin = instr->origin_name();
+  return origin.substr(0, origin.find(' '));
+}
+
+InstructionRef Ref(const Instruction* instr) {
+  return InstructionRef{InputName(instr), instr->parent()->name(), instr->loc()};
+}
+
+ReportSource SourceOf(const Module& module, const Instruction* instr) {
+  ReportSource source;
+  const OpMetadata& metadata = instr->metadata();
+  source.op_name = metadata.op_name;
+  if (auto position = module.ResolveSource(metadata)) {
+    source.file = position->file;
+    source.line = position->line;
+  }
+  return source;
+}
+
+bool SubshapeIsHost(const Shape& shape, const ShapeIndex& index) {
+  const Shape* sub = shape_util::TryGetSubshape(shape, index);
+  if (sub == nullptr) return false;
+  bool any = false, all = true;
+  ShapeIndex scratch;
+  shape_util::ForEachSubshape(
+      *sub,
+      [&](const Shape& leaf, const ShapeIndex&) {
+        if (!leaf.IsArray()) return;
+        any = true;
+        all &= leaf.memory_space() == kHostMemorySpace;
+      },
+      scratch);
+  return any && all;
+}
+
+bool AnyLeafIsHost(const Shape& shape) {
+  bool any = false;
+  ShapeIndex scratch;
+  shape_util::ForEachSubshape(
+      shape,
+      [&](const Shape& leaf, const ShapeIndex&) {
+        any |= leaf.IsArray() && leaf.memory_space() == kHostMemorySpace;
+      },
+      scratch);
+  return any;
+}
+
+void AppendArrayLeaves(const Shape& shape, const ShapeIndex& index,
+                       std::vector<ShapeIndex>& out) {
+  const Shape* sub = shape_util::TryGetSubshape(shape, index);
+  if (sub == nullptr) return;
+  ShapeIndex scratch;
+  shape_util::ForEachSubshape(
+      *sub,
+      [&](const Shape& leaf, const ShapeIndex& rest) {
+        if (!leaf.IsArray()) return;
+        ShapeIndex full = index;
+        full.insert(full.end(), rest.begin(), rest.end());
+        out.push_back(std::move(full));
+      },
+      scratch);
+}
+
+int64_t BytesAt(const Shape& shape, const ShapeIndex& index) {
+  const Shape* sub = shape_util::TryGetSubshape(shape, index);
+  return sub == nullptr ? 0 : shape_util::ByteSizeOf(*sub);
+}
+
+std::string ShapeAt(const Shape& shape, const ShapeIndex& index) {
+  const Shape* sub = shape_util::TryGetSubshape(shape, index);
+  return sub == nullptr ? std::string() : ShapeToString(*sub);
+}
+
+bool IsBitcastReshape(const Instruction* instr) {
+  return instr->opcode() == HloOpcode::kReshape &&
+         shape_util::ReshapeIsBitcast(instr->operand(0)->shape(),
+                                      instr->shape());
+}
+
+bool IsAnnotation(const Instruction* instr) {
+  if (instr->opcode() != HloOpcode::kCustomCall) return false;
+  const std::string& target = instr->custom_call_target();
+  return target == kMoveToHostTarget || target == kMoveToDeviceTarget ||
+         target == kPinToDeviceTarget || target == kPinToDeviceSramTarget ||
+         target == kDevicePlacementTarget;
+}
+
+bool IsEntryRoot(const Instruction* instr, const Module& module) {
+  return instr->parent() == module.entry() && instr->IsRoot();
+}
+
+absl::flat_hash_set<const Computation*> NestedComputations(
+    const Module& module) {
+  absl::flat_hash_set<const Computation*> nested;
+  std::vector<const Computation*> stack;
+  for (const auto& comp : module.computations()) {
+    for (const auto& instr : comp->raw_instructions()) {
+      if (instr->IsDead()) continue;
+      if (instr->opcode() != HloOpcode::kFusion && !ComputeTypeIsHost(instr.get())) {
+        continue;
+      }
+      for (const Computation* callee : instr->called_computations()) {
+        if (nested.insert(callee).second) stack.push_back(callee);
+      }
+    }
+  }
+  while (!stack.empty()) {
+    const Computation* comp = stack.back();
+    stack.pop_back();
+    for (const auto& instr : comp->raw_instructions()) {
+      if (instr->IsDead()) continue;
+      for (const Computation* callee : instr->called_computations()) {
+        if (nested.insert(callee).second) stack.push_back(callee);
+      }
+    }
+  }
+  return nested;
+}
+
+std::optional<int64_t> IntegerConstant(const Instruction* instr) {
+  if (instr->opcode() != HloOpcode::kConstant || instr->shape().rank() != 0) {
+    return std::nullopt;
+  }
+  int64_t value = 0;
+  if (!absl::SimpleAtoi(instr->literal_text(), &value)) return std::nullopt;
+  return value;
+}
+
+std::string ShortShape(const Shape& shape) {
+  std::string text = ShapeToString(shape, /*print_layout=*/false);
+  constexpr size_t kMax = 48;
+  if (text.size() > kMax) text = absl::StrCat(text.substr(0, kMax - 3), "...");
+  return text;
+}
+
+}  // namespace hloff::report_util

@@ -1,0 +1,74 @@
+// Small helpers shared by the report's analyses: how the report names an
+// instruction and its source, memory-space and byte questions about
+// subshapes, and the instruction classes of the HostOffloader's walk rules
+// (xla/hlo/transforms/host_offloader.cc).
+#ifndef HLO_OFFLOAD_REPORT_REPORT_UTIL_H_
+#define HLO_OFFLOAD_REPORT_REPORT_UTIL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "ir/hlo.h"
+#include "report/report.h"
+
+namespace hloff::report_util {
+
+// The instruction's name in the input. A MoveToHost made from an
+// annotate_device_placement is named after it (its origin name is
+// "<name> (annotate_device_placement ...)", and HLO names have no spaces).
+std::string InputName(const Instruction* instr);
+
+// Name (as in the input), computation and position of `instr`.
+InstructionRef Ref(const Instruction* instr);
+
+// The user's program position of `instr` from its metadata: source_file and
+// source_line, or the stack-frame tables of newer dumps; op_name.
+ReportSource SourceOf(const Module& module, const Instruction* instr);
+
+// `step.py:15` for /home/user/model/step.py line 15; empty without a file.
+std::string ShortSource(const ReportSource& source);
+
+// True when the subshape at `index` is an array in host memory (memory space
+// 5), or a tuple whose array leaves all are and that has at least one: the
+// HostOffloader's test of the entry computation layout.
+bool SubshapeIsHost(const Shape& shape, const ShapeIndex& index);
+
+// True when any array leaf of `shape` is in host memory.
+bool AnyLeafIsHost(const Shape& shape);
+
+// Appends the indices of the array leaves at or below `index` of `shape`
+// (tokens and opaque values are skipped).
+void AppendArrayLeaves(const Shape& shape, const ShapeIndex& index,
+                       std::vector<ShapeIndex>& out);
+
+// Bytes (shape_util::ByteSizeOf) and printed form of the subshape at `index`;
+// 0 and "" when the index does not exist.
+int64_t BytesAt(const Shape& shape, const ShapeIndex& index);
+std::string ShapeAt(const Shape& shape, const ShapeIndex& index);
+
+// The shape without layout, cut to 48 characters, for pictures.
+std::string ShortShape(const Shape& shape);
+
+// A reshape that is a bitcast (ShapeUtil::ReshapeIsBitcast).
+bool IsBitcastReshape(const Instruction* instr);
+
+// MoveToHost, MoveToDevice, PinToDevice, PinToDeviceSram or
+// annotate_device_placement.
+bool IsAnnotation(const Instruction* instr);
+
+// The root of the entry computation.
+bool IsEntryRoot(const Instruction* instr, const Module& module);
+
+// Computations that run inside a fusion or inside an instruction that
+// already computes on the host (`_xla_compute_type="host"`), transitively.
+absl::flat_hash_set<const Computation*> NestedComputations(const Module& module);
+
+// The value of a scalar integer constant; nullopt for anything else.
+std::optional<int64_t> IntegerConstant(const Instruction* instr);
+
+}  // namespace hloff::report_util
+
+#endif  // HLO_OFFLOAD_REPORT_REPORT_UTIL_H_
