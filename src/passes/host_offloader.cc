@@ -500,7 +500,7 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
 
   // A walk that reached a device output is not applied (XLA stops the pass
   // there); with report_all_output_errors the other walks still run.
-  if (walk_failed) return absl::OkStatus();
+  if (walk_failed && !context_.options.apply_failing_walks) return absl::OkStatus();
   // Mutations happen only after the walk.
   for (const IAS& buffer : buffers_to_set_to_host) {
     if (context_.TraceOn(2)) {

@@ -31,6 +31,10 @@ struct OffloadOptions {
   bool fix_entry_layout_unless_customized = false;
   // Report every (walk start, output) E1200 instead of stopping at the first.
   bool report_all_output_errors = false;
+  // With report_all_output_errors: still apply the rewrite of a walk that
+  // reached a device output (XLA stops before it), so that what the pipeline
+  // would insert once the fault is fixed can be shown (`report`).
+  bool apply_failing_walks = false;
 };
 
 // Where passes report: diagnostics and the levelled trace (XLA's VLOG levels

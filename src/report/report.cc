@@ -947,6 +947,7 @@ absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
   if (report.pipeline.ok) {
     OffloadOptions offload = options.offload;
     offload.report_all_output_errors = true;
+    offload.apply_failing_walks = true;
     report.pipeline =
         RunPipelinePasses(*module, {"host-offloader"}, offload);
     if (report.pipeline.ok) {
