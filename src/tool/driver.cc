@@ -597,10 +597,10 @@ int RunTool(const std::vector<std::string>& args, std::ostream& out,
     }
   }
   if (options->format == "json") {
-    out << nlohmann::json({{"version", 1}, {"files", json_files}}).dump(2)
+    out << DumpJson(nlohmann::json({{"version", 1}, {"files", json_files}}))
         << "\n";
   } else if (options->format == "sarif") {
-    out << RenderSarif(collected, HLOFF_VERSION).dump(2) << "\n";
+    out << DumpJson(RenderSarif(collected, HLOFF_VERSION)) << "\n";
   }
   if (print && exit_code == 0) {
     if (options->output.empty() || options->output == "-") {
