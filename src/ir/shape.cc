@@ -239,18 +239,7 @@ bool ReshapeIsBitcast(const Shape& input, const Shape& output) {
   return IsEffectivelyRowMajor(input) && IsEffectivelyRowMajor(output);
 }
 
-int64_t ByteSizeOf(const Shape& shape) {
-  if (shape.IsTuple()) {
-    int64_t total = 0;
-    for (const Shape& sub : shape.tuple_shapes) {
-      int64_t size = ByteSizeOf(sub);
-      if (total > std::numeric_limits<int64_t>::max() - size) {
-        return std::numeric_limits<int64_t>::max();
-      }
-      total += size;
-    }
-    return total;
-  }
+std::optional<int64_t> ArrayBitSize(const Shape& shape) {
   if (!shape.IsArray()) return 0;
   int64_t bits = shape.has_layout && shape.layout.element_size_in_bits > 0
                      ? shape.layout.element_size_in_bits
@@ -266,16 +255,42 @@ int64_t ByteSizeOf(const Shape& shape) {
     for (size_t t = 0; t < tile.dimensions.size() && t < m2m.size(); ++t) {
       int64_t tile_size = tile.dimensions[tile.dimensions.size() - 1 - t];
       int64_t dim = m2m[t];
-      if (tile_size > 0 && dim >= 0 && dim < static_cast<int64_t>(dims.size())) {
-        dims[dim] = (dims[dim] + tile_size - 1) / tile_size * tile_size;
+      if (tile_size > 0 && dim >= 0 && dim < static_cast<int64_t>(dims.size()) &&
+          dims[dim] > 0) {
+        // ceil(d / tile) * tile, without the overflow of d + tile - 1.
+        int64_t tiles = (dims[dim] - 1) / tile_size + 1;
+        if (__builtin_mul_overflow(tiles, tile_size, &dims[dim])) {
+          return std::nullopt;
+        }
       }
     }
   }
-  int64_t elements = 1;
-  for (int64_t d : dims) elements = SaturatingMul(elements, d);
-  int64_t total_bits = SaturatingMul(elements, bits);
-  if (total_bits == std::numeric_limits<int64_t>::max()) return total_bits / 8;
-  return (total_bits + 7) / 8;
+  // An empty array is empty whatever its other dimensions.
+  for (int64_t d : dims) {
+    if (d == 0) return 0;
+  }
+  int64_t total = bits;
+  for (int64_t d : dims) {
+    if (__builtin_mul_overflow(total, d, &total)) return std::nullopt;
+  }
+  return total;
+}
+
+int64_t ByteSizeOf(const Shape& shape) {
+  if (shape.IsTuple()) {
+    int64_t total = 0;
+    for (const Shape& sub : shape.tuple_shapes) {
+      int64_t size = ByteSizeOf(sub);
+      if (total > std::numeric_limits<int64_t>::max() - size) {
+        return std::numeric_limits<int64_t>::max();
+      }
+      total += size;
+    }
+    return total;
+  }
+  std::optional<int64_t> bits = ArrayBitSize(shape);
+  if (!bits.has_value()) return std::numeric_limits<int64_t>::max() / 8;
+  return *bits / 8 + (*bits % 8 != 0);
 }
 
 }  // namespace shape_util

@@ -151,8 +151,13 @@ int64_t TrueRank(const Shape& shape);
 bool ReshapeIsBitcast(const Shape& input, const Shape& output);
 // Size in bytes of an array shape: elements x bits / 8, rounded up; tiles pad
 // each tiled dimension up to a multiple of the tile. Tuples add their leaves;
-// tokens and opaque values are 0.
+// tokens and opaque values are 0. Saturates at INT64_MAX / 8 for an array
+// (the parser refuses those) and at INT64_MAX for a tuple.
 int64_t ByteSizeOf(const Shape& shape);
+// Size in bits of an array shape (elements, padded by the first tile, times
+// the element size), or nullopt when it does not fit in int64_t. 0 for
+// tuples, tokens and opaque values.
+std::optional<int64_t> ArrayBitSize(const Shape& shape);
 }  // namespace shape_util
 
 // Printing, in XLA's canonical form.

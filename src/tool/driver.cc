@@ -33,32 +33,59 @@
 namespace hloff {
 
 absl::StatusOr<std::string> ReadInput(const std::string& path) {
-  if (path == "-") {
-    std::ostringstream buffer;
-    buffer << std::cin.rdbuf();
-    return buffer.str();
+  auto too_large = [&] {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "'", path, "' is larger than ", kMaxInputBytes,
+        " bytes (2 GiB), the largest input hlo-offload reads"));
+  };
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  std::string data;
+  if (path != "-") {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", path, "' is a directory"));
+    }
+    file.open(path, std::ios::binary);
+    if (!file) {
+      return absl::NotFoundError(
+          absl::StrCat("cannot read '", path, "': ", std::strerror(errno)));
+    }
+    // A regular file's size is known: refuse a huge one before reading it.
+    if (std::filesystem::is_regular_file(path, ec)) {
+      uintmax_t size = std::filesystem::file_size(path, ec);
+      if (!ec && size > kMaxInputBytes) return too_large();
+      if (!ec) data.reserve(size);
+    }
+    in = &file;
   }
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", path, "' is a directory"));
+  // Pipes and devices are read up to the limit, never without end.
+  char buffer[1 << 16];
+  while (in->read(buffer, sizeof buffer) || in->gcount() > 0) {
+    size_t n = static_cast<size_t>(in->gcount());
+    if (data.size() + n > kMaxInputBytes) return too_large();
+    data.append(buffer, n);
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot read '", path, "': ", std::strerror(errno)));
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
+  if (in->bad()) {
     return absl::DataLossError(absl::StrCat("error reading '", path, "'"));
   }
-  return buffer.str();
+  return data;
 }
 
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot write to '", path, "': it is a directory"));
+  }
   std::filesystem::path target(path);
+  // Through a symbolic link, replace the file it names and keep the link.
+  if (std::filesystem::is_symlink(target, ec)) {
+    std::filesystem::path resolved = std::filesystem::canonical(target, ec);
+    if (!ec) target = resolved;
+  }
   std::filesystem::path dir = target.parent_path();
   if (dir.empty()) dir = ".";
   std::string tmpl = (dir / ("." + target.filename().string() + ".tmpXXXXXX")).string();
@@ -86,23 +113,34 @@ absl::Status WriteFileAtomically(const std::string& path,
     }
     written += static_cast<size_t>(n);
   }
-  // Keep the permissions of the file being replaced.
+  // Keep the permissions of the file being replaced; a new file gets what
+  // the umask allows of 0666, as if it had been created with open().
   struct stat st;
-  if (stat(path.c_str(), &st) == 0) {
+  if (stat(target.c_str(), &st) == 0) {
     fchmod(fd, st.st_mode & 07777);
   } else {
-    fchmod(fd, 0644);
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
   }
   if (fsync(fd) != 0) return fail("cannot sync");
   if (close(fd) != 0) {
+    int saved = errno;
     unlink(name.data());
-    return absl::InternalError(absl::StrCat("cannot close '", path, "'"));
+    return absl::InternalError(absl::StrCat("cannot close '", path, "': ",
+                                            std::strerror(saved)));
   }
-  if (rename(name.data(), path.c_str()) != 0) {
+  if (rename(name.data(), target.c_str()) != 0) {
     int saved = errno;
     unlink(name.data());
     return absl::InternalError(absl::StrCat("cannot rename onto '", path,
                                             "': ", std::strerror(saved)));
+  }
+  // Make the rename itself durable.
+  int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    fsync(dir_fd);
+    close(dir_fd);
   }
   return absl::OkStatus();
 }
