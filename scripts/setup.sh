@@ -8,6 +8,8 @@ packages=(
   libabsl-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   llvm-14-tools jq
+  # The fuzz targets (scripts/fuzz.sh): clang with libFuzzer and sanitizers.
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()
