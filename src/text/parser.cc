@@ -954,9 +954,10 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
           ++i;
         }
         ++i;
-        std::string err;
-        absl::CUnescape(v.substr(value_start + 1, i - value_start - 2), &text,
-                        &err);
+        absl::string_view quoted = v.substr(value_start + 1, i - value_start - 2);
+        // On a bad escape CUnescape leaves partial output (NUL bytes
+        // included); the text as written is the better report.
+        if (!absl::CUnescape(quoted, &text)) text = std::string(quoted);
       } else if (i < v.size() && v[i] == '{') {
         while (i < v.size() && v[i] != '}') ++i;
         ++i;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <sstream>
 
 #include "CLI/CLI.hpp"
@@ -196,10 +197,14 @@ absl::StatusOr<std::vector<std::string>> ExpandInputs(
     std::error_code ec;
     if (input != "-" && std::filesystem::is_directory(input, ec)) {
       std::vector<std::string> found;
-      for (const auto& entry : std::filesystem::directory_iterator(input, ec)) {
-        std::string ext = entry.path().extension().string();
-        if (entry.is_regular_file() && (ext == ".txt" || ext == ".hlo")) {
-          found.push_back(entry.path().string());
+      // The error_code overloads throughout: a directory that changes or
+      // cannot be read while it is listed is an error, not an exception.
+      std::filesystem::directory_iterator it(input, ec), end;
+      for (; !ec && it != end; it.increment(ec)) {
+        std::error_code type_ec;
+        std::string ext = it->path().extension().string();
+        if (it->is_regular_file(type_ec) && (ext == ".txt" || ext == ".hlo")) {
+          found.push_back(it->path().string());
         }
       }
       if (ec) {
@@ -409,8 +414,11 @@ std::string DocsForCode(DiagCode code) {
 
 }  // namespace
 
-int RunTool(const std::vector<std::string>& args, std::ostream& out,
-            std::ostream& err) {
+namespace {
+
+// RunTool without its last line of defence against exceptions.
+int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
+                std::ostream& err) {
   CLI::App app{
       "hlo-offload: XLA's host-memory-offloading passes on HLO text, with "
       "diagnostics that explain every fault"};
@@ -649,6 +657,23 @@ int RunTool(const std::vector<std::string>& args, std::ostream& out,
     }
   }
   return exit_code;
+}
+
+}  // namespace
+
+int RunTool(const std::vector<std::string>& args, std::ostream& out,
+            std::ostream& err) {
+  // Errors are statuses; this is the last line of defence for what is not
+  // (memory exhaustion, a library that throws), so that the exit status
+  // stays within the contract.
+  try {
+    return RunToolImpl(args, out, err);
+  } catch (const std::bad_alloc&) {
+    err << "hlo-offload: error: out of memory\n";
+  } catch (const std::exception& e) {
+    err << "hlo-offload: error: internal error: " << e.what() << "\n";
+  }
+  return static_cast<int>(ExitCode::kUsage);
 }
 
 }  // namespace hloff

@@ -217,6 +217,22 @@ def built_cases(rng):
                 b"ENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n", b"HloModule m" + body)))
         else:
             cases.append((f"deep-{label}", module(body)))
+    # Nesting just inside the limit (512) goes through the whole pipeline:
+    # every recursion over shapes (printer, layouts, comparisons) at full depth.
+    limit = 512
+    at_limit = b"(" * (limit - 1) + b"f32[8]{0}" + b")" * (limit - 1)
+    cases.append(("nesting-at-limit", module(
+        b"ENTRY e {\n  p = " + at_limit + b" parameter(0)\n"
+        b"  h = " + at_limit + b" custom-call(p), custom_call_target=\"MoveToHost\"\n"
+        b"  ROOT d = " + at_limit + b" custom-call(h), custom_call_target=\"MoveToDevice\"\n}\n")))
+    cases.append(("nesting-at-limit-e1200", module(
+        b"ENTRY e {\n  p = " + at_limit + b" parameter(0)\n"
+        b"  ROOT h = " + at_limit + b" custom-call(p), custom_call_target=\"MoveToHost\"\n}\n",
+        b"HloModule m, entry_computation_layout={(" + at_limit + b")->" + at_limit + b"}")))
+    cases.append(("literal-at-limit", module(
+        b"ENTRY e {\n  ROOT c = f32[1] constant(" + b"{" * limit + b"1" + b"}" * limit + b")\n}\n")))
+    cases.append(("attribute-at-limit", module(
+        b"ENTRY e {\n  ROOT c = f32[] constant(1), sharding=" + b"{" * limit + b"}" * limit + b"\n}\n")))
     # 10^5-wide: a tuple and its shape, parameters, users, chains, calls.
     names = [b"p%d" % i for i in range(n)]
     params = b"".join(b"  p%d = f32[] parameter(%d)\n" % (i, i) for i in range(n))
