@@ -10,6 +10,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   llvm-14-tools jq
   graphviz chromium fonts-dejavu-core
+  # The fuzz targets (scripts/fuzz.sh): clang with libFuzzer and sanitizers.
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()

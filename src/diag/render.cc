@@ -241,4 +241,8 @@ nlohmann::json RenderSarif(const std::vector<FileDiagnostics>& files,
                  {"results", results}}})}};
 }
 
+std::string DumpJson(const nlohmann::json& json) {
+  return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace hloff

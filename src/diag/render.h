@@ -39,6 +39,10 @@ struct FileDiagnostics {
 nlohmann::json RenderSarif(const std::vector<FileDiagnostics>& files,
                            absl::string_view tool_version);
 
+// `json` as indented text. Strings from the input (file names, metadata) need
+// not be UTF-8: invalid bytes are written as U+FFFD instead of failing.
+std::string DumpJson(const nlohmann::json& json);
+
 }  // namespace hloff
 
 #endif  // HLO_OFFLOAD_DIAG_RENDER_H_

@@ -113,11 +113,15 @@ void Instruction::RemoveUser(Instruction* user) {
 void Instruction::ReplaceOperandWith(int64_t index, Instruction* new_operand) {
   Instruction* old = operands_[index];
   if (old == new_operand) return;
+  // Already a user of `new_operand` exactly when it is among the operands;
+  // checking the operands avoids scanning a possibly long user list.
+  bool known = std::find(operands_.begin(), operands_.end(), new_operand) !=
+               operands_.end();
   operands_[index] = new_operand;
   if (std::find(operands_.begin(), operands_.end(), old) == operands_.end()) {
     old->RemoveUser(this);
   }
-  new_operand->AddUser(this);
+  if (!known) new_operand->users_.push_back(this);
 }
 
 void Instruction::ReplaceUseWith(Instruction* user, Instruction* other) {
@@ -131,8 +135,20 @@ void Instruction::ReplaceUseWith(Instruction* user, Instruction* other) {
 
 void Instruction::ReplaceAllUsesWith(Instruction* other) {
   if (other == this) return;
-  std::vector<Instruction*> users = users_;
-  for (Instruction* user : users) ReplaceUseWith(user, other);
+  // In one sweep, as ReplaceUseWith per user would be quadratic in the
+  // number of users (one scan of each list per user).
+  // A user already lists `other` among its operands exactly when it is
+  // already among other's users.
+  std::vector<Instruction*> users = std::move(users_);
+  users_.clear();
+  for (Instruction* user : users) {
+    bool known = false;
+    for (Instruction*& operand : user->operands_) {
+      known |= operand == other;
+      if (operand == this) operand = other;
+    }
+    if (!known) other->users_.push_back(user);
+  }
   if (parent_ != nullptr && parent_->root() == this) parent_->set_root(other);
 }
 
@@ -222,7 +238,13 @@ Instruction* Computation::AddInstruction(HloOpcode opcode, const Shape& shape,
   instr->parent_ = this;
   instr->name_ = parent_->UniqueName(name_prefix);
   instr->operands_ = std::move(operands);
-  for (Instruction* op : instr->operands_) op->AddUser(instr);
+  // `instr` is new: it can only be the last user of an operand it names
+  // twice, so no scan of (possibly long) user lists is needed.
+  for (Instruction* op : instr->operands_) {
+    if (op->users_.empty() || op->users_.back() != instr) {
+      op->users_.push_back(instr);
+    }
+  }
   instructions_.push_back(std::move(owned));
   return instr;
 }

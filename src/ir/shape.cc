@@ -252,18 +252,7 @@ bool ReshapeIsBitcast(const Shape& input, const Shape& output) {
   return IsEffectivelyRowMajor(input) && IsEffectivelyRowMajor(output);
 }
 
-int64_t ByteSizeOf(const Shape& shape) {
-  if (shape.IsTuple()) {
-    int64_t total = 0;
-    for (const Shape& sub : shape.tuple_shapes) {
-      int64_t size = ByteSizeOf(sub);
-      if (total > std::numeric_limits<int64_t>::max() - size) {
-        return std::numeric_limits<int64_t>::max();
-      }
-      total += size;
-    }
-    return total;
-  }
+std::optional<int64_t> ArrayBitSize(const Shape& shape) {
   if (!shape.IsArray()) return 0;
   int64_t bits = shape.has_layout && shape.layout.element_size_in_bits > 0
                      ? shape.layout.element_size_in_bits
@@ -272,6 +261,11 @@ int64_t ByteSizeOf(const Shape& shape) {
   auto dim_size = [&](int64_t d) {
     return shape.dimensions[d] < 0 ? int64_t{0} : shape.dimensions[d];
   };
+  // An empty array is empty whatever its other dimensions.
+  for (int64_t d = 0; d < rank; ++d) {
+    if (dim_size(d) == 0) return 0;
+  }
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   int64_t elements = 1;
   const Layout& layout = shape.layout;
   if (shape.has_layout && !layout.tiles.empty() &&
@@ -286,20 +280,41 @@ int64_t ByteSizeOf(const Shape& shape) {
     for (int64_t t = 0; t < std::max(rank, tile_rank); ++t) {
       int64_t size = t < rank ? dim_size(layout.minor_to_major[t]) : 1;
       if (t < tile_rank) size = RoundUp(size, tile[tile_rank - 1 - t]);
-      elements = SaturatingMul(elements, size);
+      if (size == kMax) return std::nullopt;
+      if (__builtin_mul_overflow(elements, size, &elements)) return std::nullopt;
     }
     // The tail padding only applies to tiled layouts, as in XLA.
     if (layout.tail_padding_alignment > 1) {
       elements = RoundUp(elements, layout.tail_padding_alignment);
+      if (elements == kMax) return std::nullopt;
     }
   } else {
     for (int64_t d = 0; d < rank; ++d) {
-      elements = SaturatingMul(elements, dim_size(d));
+      if (__builtin_mul_overflow(elements, dim_size(d), &elements)) {
+        return std::nullopt;
+      }
     }
   }
-  int64_t total_bits = SaturatingMul(elements, bits);
-  if (total_bits == std::numeric_limits<int64_t>::max()) return total_bits / 8;
-  return (total_bits + 7) / 8;
+  int64_t total = 0;
+  if (__builtin_mul_overflow(elements, bits, &total)) return std::nullopt;
+  return total;
+}
+
+int64_t ByteSizeOf(const Shape& shape) {
+  if (shape.IsTuple()) {
+    int64_t total = 0;
+    for (const Shape& sub : shape.tuple_shapes) {
+      int64_t size = ByteSizeOf(sub);
+      if (total > std::numeric_limits<int64_t>::max() - size) {
+        return std::numeric_limits<int64_t>::max();
+      }
+      total += size;
+    }
+    return total;
+  }
+  std::optional<int64_t> bits = ArrayBitSize(shape);
+  if (!bits.has_value()) return std::numeric_limits<int64_t>::max() / 8;
+  return *bits / 8 + (*bits % 8 != 0);
 }
 
 }  // namespace shape_util

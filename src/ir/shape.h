@@ -157,8 +157,13 @@ bool ReshapeIsBitcast(const Shape& input, const Shape& output);
 // its sizes (a tile of higher rank than the array pads the missing major
 // dimensions too), then `L(n)` pads the element count. Bounded dynamic
 // dimensions count at their bound, unbounded ones as 0. Tuples add up their
-// leaves; tokens and opaque values are 0. Saturates at INT64_MAX.
+// leaves; tokens and opaque values are 0. Saturates at INT64_MAX / 8 for an
+// array (the parser refuses those) and at INT64_MAX for a tuple.
 int64_t ByteSizeOf(const Shape& shape);
+// Size in bits of an array shape (elements, padded by the first tile, times
+// the element size), or nullopt when it does not fit in int64_t. 0 for
+// tuples, tokens and opaque values.
+std::optional<int64_t> ArrayBitSize(const Shape& shape);
 }  // namespace shape_util
 
 // Printing, in XLA's canonical form.

@@ -6,6 +6,47 @@
 #include "analysis/offload_utils.h"
 
 namespace hloff {
+namespace {
+
+bool IsFloatingPoint(PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::kF16: case PrimitiveType::kBF16:
+    case PrimitiveType::kF32: case PrimitiveType::kF64:
+    case PrimitiveType::kF8E5M2: case PrimitiveType::kF8E4M3:
+    case PrimitiveType::kF8E4M3FN: case PrimitiveType::kF8E4M3B11FNUZ:
+    case PrimitiveType::kF8E3M4: case PrimitiveType::kF8E5M2FNUZ:
+    case PrimitiveType::kF8E4M3FNUZ: case PrimitiveType::kF8E8M0FNU:
+    case PrimitiveType::kF6E3M2FN: case PrimitiveType::kF6E2M3FN:
+    case PrimitiveType::kF4E2M1FN:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// xla::ShapeUtil::CompatibleIgnoringFpPrecision, which XLA's
+// ReplaceAllUsesWith RET_CHECKs: equal ignoring layouts and float widths.
+bool CompatibleIgnoringFpPrecision(const Shape& a, const Shape& b) {
+  if (a.IsTuple() || b.IsTuple()) {
+    if (a.element_type != b.element_type ||
+        a.tuple_shapes.size() != b.tuple_shapes.size()) {
+      return false;
+    }
+    for (size_t i = 0; i < a.tuple_shapes.size(); ++i) {
+      if (!CompatibleIgnoringFpPrecision(a.tuple_shapes[i], b.tuple_shapes[i])) {
+        return false;
+      }
+    }
+    return true;
+  }
+  if (a.element_type != b.element_type &&
+      !(IsFloatingPoint(a.element_type) && IsFloatingPoint(b.element_type))) {
+    return false;
+  }
+  return a.dimensions == b.dimensions;
+}
+
+}  // namespace
 
 absl::StatusOr<bool> ConvertMemoryPlacementToInternalAnnotations::Run(
     Module& module) {
@@ -54,6 +95,20 @@ absl::StatusOr<bool> ConvertMemoryPlacementToInternalAnnotations::Run(
       }
       if (instr->operand_count() < 1) continue;
       Instruction* operand = instr->operand(0);
+      // The new call takes the operand's shape; XLA's ReplaceAllUsesWith
+      // then fails a RET_CHECK when the annotation declared another one.
+      if (!CompatibleIgnoringFpPrecision(instr->shape(), operand->shape())) {
+        std::string message = absl::StrCat(
+            "The shape doesn't match when replacing '", instr->name(),
+            "' with a ", target, " of its operand: ", instr->name(),
+            " has shape ", ShapeToString(instr->shape()), ", its operand '",
+            operand->name(), "' has shape ", ShapeToString(operand->shape()));
+        if (context_.diagnostics) {
+          context_.diagnostics->Emit(
+              MakeDiagnostic(DiagCode::kHO1008, message, instr));
+        }
+        return absl::InternalError(message);
+      }
       Instruction* call = comp->AddInstruction(
           HloOpcode::kCustomCall, operand->shape(), {operand}, "custom-call");
       InstructionBuilder::SetCustomCallTarget(call, std::string(target));

@@ -19,6 +19,10 @@ namespace {
 
 using IAS = InstructionAndShapeIndex;
 
+// With report_all_output_errors, at most this many E1200s are reported per
+// run of the pass (hlo-offload check); the rest are counted in one note.
+constexpr size_t kMaxReportedOutputErrors = 100;
+
 std::string Quoted(const Instruction* instr) {
   return absl::StrCat("\"", instr->name(), "\"");
 }
@@ -139,6 +143,7 @@ class Offloader {
   // walk start (GetStartingInstructions' BFS), and those of the walk running.
   absl::flat_hash_map<IAS, std::vector<IAS>> hops_to_start_;
   std::vector<IAS> start_hops_;
+  int64_t unreported_output_errors_ = 0;
 };
 
 Instruction* Offloader::NewCopy(Instruction* operand, int64_t memory_space) {
@@ -265,6 +270,13 @@ void Offloader::ReportOutputError(const IAS& start, const IAS& root,
                                   const absl::flat_hash_map<IAS, IAS>& previous,
                                   const Instruction* origin) {
   if (!reported_outputs_.insert({start.instruction, root.shape_index}).second) {
+    return;
+  }
+  // Each report costs time and text in proportion to the module (the path,
+  // the entry layout in the fix), so a module with 10^5 faulty outputs would
+  // be quadratic; past the cap they are only counted.
+  if (output_errors_.size() >= kMaxReportedOutputErrors) {
+    ++unreported_output_errors_;
     return;
   }
   Diagnostic d = MakeDiagnostic(
@@ -583,8 +595,10 @@ absl::Status Offloader::InsertCopyBetween(const IAS& before, const IAS& after,
   } else {
     int64_t index = operand_index.value_or(-1);
     if (index < 0) {
-      auto indices = after.instruction->OperandIndices(producer);
-      index = indices.empty() ? 0 : indices.front();
+      // The first position only: no scan of a whole (wide) operand list.
+      const auto& operands = after.instruction->operands();
+      auto first = std::find(operands.begin(), operands.end(), producer);
+      index = first == operands.end() ? 0 : first - operands.begin();
     }
     targets.emplace_back(after.instruction, index);
   }
@@ -603,9 +617,15 @@ absl::Status Offloader::InsertCopyBetween(const IAS& before, const IAS& after,
         copies_created_after_[producer] = copy;
       }
     }
-    for (int64_t p : target->OperandIndices(producer)) {
-      target->ReplaceOperandWith(p, copy);
-    }
+    // Every use of `producer` by `target` is replaced at once (in one sweep:
+    // one ReplaceOperandWith per position would be quadratic in a wide
+    // tuple), so when the operand at `index` is no longer `producer` an
+    // earlier call has done it already.
+    bool uses = (index >= 0 && index < target->operand_count() &&
+                 target->operand(index) == producer) ||
+                std::find(target->operands().begin(), target->operands().end(),
+                          producer) != target->operands().end();
+    if (uses) producer->ReplaceUseWith(target, copy);
     changed_ = true;
     if (context_.TraceOn(2)) {
       Trace(2, absl::StrCat("Inserted copy ", Quoted(copy), " between ",
@@ -738,6 +758,16 @@ absl::StatusOr<bool> Offloader::HandleMoveToHostCustomCall(Instruction* mth) {
         shape_util::SetMemorySpaceOfLeaves(result, kHostMemorySpace);
       }
     }
+    if (!shape_util::Compatible(mth->shape(), mth->operand(0)->shape())) {
+      return Fail(DiagCode::kHO1008,
+                  absl::StrCat("MoveToHost \"", mth->name(), "\" has shape ",
+                               ShapeToString(mth->shape()),
+                               " but its operand has shape ",
+                               ShapeToString(mth->operand(0)->shape()),
+                               "; it cannot be replaced by a copy of its "
+                               "operand"),
+                  mth);
+    }
     Instruction* copy = NewCopy(mth->operand(0), kHostMemorySpace);
     mth->ReplaceAllUsesWith(copy);
     if (context_.TraceOn(2)) {
@@ -750,7 +780,18 @@ absl::StatusOr<bool> Offloader::HandleMoveToHostCustomCall(Instruction* mth) {
     start_hops_ = hops_to_start_[start];
     bool insert_copy_before =
         start.instruction->opcode() != HloOpcode::kDynamicUpdateSlice;
-    std::vector<int64_t> positions = start.instruction->OperandIndices(mth);
+    // A start uses `mth` exactly when it is among mth's users; look in the
+    // shorter of the two lists before scanning the operands (an earlier
+    // walk may have replaced every use already).
+    const auto& operands = start.instruction->operands();
+    const auto& users = mth->users();
+    bool uses_mth =
+        users.size() < operands.size()
+            ? std::find(users.begin(), users.end(), start.instruction) !=
+                  users.end()
+            : std::find(operands.begin(), operands.end(), mth) != operands.end();
+    std::vector<int64_t> positions;
+    if (uses_mth) positions = start.instruction->OperandIndices(mth);
     if (positions.empty()) {
       if (auto s = WalkDownHostMemoryOffloadPaths(start, insert_copy_before,
                                                   std::nullopt, mth);
@@ -1005,6 +1046,8 @@ absl::StatusOr<bool> Offloader::RemoveMoveToDevices() {
   for (const auto& comp : module_.computations()) {
     for (Instruction* instr : comp->MakeInstructionPostOrder()) {
       if (!IsMoveToDevice(instr)) continue;
+      // As for MoveToHost: its users (or the entry layout, for a root)
+      // expect its declared shape.
       if (!shape_util::Compatible(instr->shape(), instr->operand(0)->shape())) {
         return Fail(DiagCode::kHO1008,
                     absl::StrCat("MoveToDevice \"", instr->name(),
@@ -1264,6 +1307,16 @@ absl::StatusOr<bool> Offloader::Run() {
     auto changed = HandleMoveToHostCustomCall(mth);
     if (!changed.ok()) return changed.status();
     changed_ |= *changed;
+  }
+  if (unreported_output_errors_ > 0 && context_.diagnostics) {
+    Diagnostic d;
+    d.severity = Severity::kNote;
+    d.code = DiagCode::kE1200;
+    d.message = absl::StrCat(unreported_output_errors_,
+                             " more entry outputs have the same fault; only "
+                             "the first ", kMaxReportedOutputErrors,
+                             " are reported");
+    context_.diagnostics->Emit(std::move(d));
   }
   if (!output_errors_.empty()) return output_errors_.front();
 

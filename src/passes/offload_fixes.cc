@@ -29,6 +29,11 @@ OutputValue FindOutputValue(const Module& module, const ShapeIndex& index) {
 }
 
 namespace {
+
+// Entry layouts with more parameters and outputs than this are not spelled
+// out whole in a fix.
+constexpr size_t kMaxLayoutElementsInFix = 64;
+
 std::string OutputName(const ShapeIndex& index) {
   return absl::StrCat("output ", ShapeIndexToString(index));
 }
@@ -36,10 +41,28 @@ std::string OutputName(const ShapeIndex& index) {
 
 std::vector<Fix> E1200Fixes(const Module& module, const ShapeIndex& index) {
   std::vector<Fix> fixes;
-  EntryComputationLayout layout = module.entry_computation_layout();
-  Shape* leaf = shape_util::TryGetMutableSubshape(layout.result, index);
-  if (leaf != nullptr) {
-    shape_util::SetMemorySpaceOfLeaves(*leaf, kHostMemorySpace);
+  const EntryComputationLayout& declared = module.entry_computation_layout();
+  const Shape* declared_leaf =
+      shape_util::TryGetSubshape(declared.result, index);
+  if (declared_leaf != nullptr) {
+    // The whole new layout, unless it is long (a module with thousands of
+    // outputs would repeat it in every diagnostic): then the output's part.
+    std::string new_layout;
+    if (declared.parameters.size() + declared.result.tuple_shapes.size() <=
+        kMaxLayoutElementsInFix) {
+      EntryComputationLayout layout = declared;
+      shape_util::SetMemorySpaceOfLeaves(
+          *shape_util::TryGetMutableSubshape(layout.result, index),
+          kHostMemorySpace);
+      new_layout = absl::StrCat("entry_computation_layout=",
+                                EntryLayoutToString(layout));
+    } else {
+      Shape leaf = *declared_leaf;
+      shape_util::SetMemorySpaceOfLeaves(leaf, kHostMemorySpace);
+      new_layout = absl::StrCat("the result of entry_computation_layout at ",
+                                ShapeIndexToString(index), " becomes ",
+                                ShapeToString(leaf));
+    }
     std::string jax =
         index.size() == 1
             ? absl::StrCat("out_shardings[", index[0], "]")
@@ -49,8 +72,7 @@ std::vector<Fix> E1200Fixes(const Module& module, const ShapeIndex& index) {
     fixes.push_back(Fix{
         "host-output",
         absl::StrCat("declare ", OutputName(index),
-                     " in host memory: entry_computation_layout=",
-                     EntryLayoutToString(layout), "; in JAX give ", jax,
+                     " in host memory: ", new_layout, "; in JAX give ", jax,
                      " memory_kind=\"pinned_host\" (e.g. "
                      "sharding.with_memory_kind(\"pinned_host\"))")});
   }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "passes/convert_memory_placement_to_internal_annotations.h"
 #include "passes/host_offload_legalize.h"
 #include "passes/host_offloader.h"
@@ -79,6 +80,23 @@ absl::StatusOr<bool> RunPasses(Module& module,
     if (!result.ok()) return result.status();
     changed |= *result;
     module.Sweep();
+    // A module whose entry root no longer matches entry_computation_layout
+    // would print as text that does not parse (XLA's verifier rejects it
+    // too): refuse it rather than write it.
+    const Instruction* root = module.entry()->root();
+    const Shape& declared = module.entry_computation_layout().result;
+    if (!shape_util::Compatible(declared, root->shape())) {
+      Diagnostic d = MakeDiagnostic(
+          DiagCode::kHO9002,
+          absl::StrCat("after ", name, ", the entry root '", root->name(),
+                       "' has shape ", ShapeToString(root->shape()),
+                       " but entry_computation_layout says ",
+                       ShapeToString(declared)),
+          root);
+      absl::Status status = ToXlaStatus(d);
+      if (context.diagnostics) context.diagnostics->Emit(std::move(d));
+      return status;
+    }
   }
   return changed;
 }

@@ -18,7 +18,7 @@
 
 namespace hloff {
 
-constexpr int kMaxDepth = 512;
+constexpr int kMaxDepth = kMaxNestingDepth;
 
 bool IsIdentStart(char c) {
   return absl::ascii_isalpha(static_cast<unsigned char>(c)) || c == '_';
@@ -39,11 +39,18 @@ class Parser {
  private:
   // ---- positions and errors ----
   SourceLoc LocAt(size_t pos) {
-    if (line_starts_.empty()) {
-      line_starts_.push_back(0);
-      for (size_t i = 0; i < text_.size(); ++i) {
-        if (text_[i] == '\n') line_starts_.push_back(i + 1);
+    // The table of line starts grows only as far as the positions asked for
+    // (mostly increasing), so an early error costs nothing per byte after it.
+    if (line_starts_.empty()) line_starts_.push_back(0);
+    while (lines_scanned_to_ <= pos && lines_scanned_to_ < text_.size()) {
+      const void* nl = std::memchr(text_.data() + lines_scanned_to_, '\n',
+                                   text_.size() - lines_scanned_to_);
+      if (nl == nullptr) {
+        lines_scanned_to_ = text_.size();
+        break;
       }
+      lines_scanned_to_ = static_cast<const char*>(nl) - text_.data() + 1;
+      line_starts_.push_back(lines_scanned_to_);
     }
     auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), pos);
     size_t line = static_cast<size_t>(it - line_starts_.begin());
@@ -309,7 +316,10 @@ class Parser {
         continue;
       }
       if (c == '(' || c == '[' || c == '{') {
-        if (stack.size() >= kMaxDepth) return Error("nesting too deep");
+        if (stack.size() >= kMaxDepth) {
+          return Error(absl::StrCat("attribute value nesting deeper than ",
+                                    kMaxDepth));
+        }
         stack.push_back(c == '(' ? ')' : c == '[' ? ']' : '}');
       } else if (c == ')' || c == ']' || c == '}') {
         if (stack.empty()) break;
@@ -353,6 +363,9 @@ class Parser {
   // ---- shapes ----
   absl::StatusOr<Shape> ParseShapeAt(int depth);
   absl::Status ParseLayout(Shape& shape);
+  // A located error at `start` when the array `shape` has more than
+  // INT64_MAX bits (XLA's shape validation refuses those too).
+  absl::Status CheckArraySize(const Shape& shape, size_t start);
   // True when the next significant text starts a shape.
   bool LooksLikeShape() {
     if (!SkipSpace().ok()) return false;
@@ -378,6 +391,7 @@ class Parser {
   ParseOptions options_;
   size_t pos_ = 0;
   std::vector<size_t> line_starts_;
+  size_t lines_scanned_to_ = 0;  // line_starts_ is complete below this
   absl::Status error_;
   bool show_source_line_ = true;  // false for binary input
 
@@ -416,7 +430,9 @@ class Parser {
 };
 
 absl::StatusOr<Shape> Parser::ParseShapeAt(int depth) {
-  if (depth > kMaxDepth) return Error("shape nesting too deep");
+  if (depth >= kMaxDepth) {
+    return Error(absl::StrCat("shape nesting deeper than ", kMaxDepth));
+  }
   if (auto s = SkipSpace(); !s.ok()) return s;
   Shape shape;
   if (Peek() == '(') {
@@ -427,6 +443,10 @@ absl::StatusOr<Shape> Parser::ParseShapeAt(int depth) {
       auto sub = ParseShapeAt(depth + 1);
       if (!sub.ok()) return sub.status();
       shape.tuple_shapes.push_back(std::move(*sub));
+      if (static_cast<int64_t>(shape.tuple_shapes.size()) > kMaxTupleElements) {
+        return Error(absl::StrCat("tuple shape with more than ",
+                                  kMaxTupleElements, " elements"));
+      }
       if (Consume(',')) continue;
       if (auto s = Expect(')', "',' or ')' in tuple shape"); !s.ok()) return s;
       return shape;
@@ -473,7 +493,10 @@ absl::StatusOr<Shape> Parser::ParseShapeAt(int depth) {
         shape.dynamic_dimensions.push_back(false);
       }
       shape.dimensions.push_back(size);
-      if (shape.dimensions.size() > 4096) return Error("too many dimensions");
+      if (shape.rank() > kMaxRank) {
+        return Error(absl::StrCat("array shape with more than ", kMaxRank,
+                                  " dimensions"));
+      }
       if (Consume(',')) continue;
       if (auto s = Expect(']', "',' or ']' in dimensions"); !s.ok()) return s;
       break;
@@ -498,11 +521,20 @@ absl::StatusOr<Shape> Parser::ParseShapeAt(int depth) {
         (c == '}' && shape.dimensions.empty())) {
       if (!shape.IsArray()) return Error("token and opaque shapes have no layout");
       if (auto s = ParseLayout(shape); !s.ok()) return s;
+      if (auto s = CheckArraySize(shape, start); !s.ok()) return s;
       return shape;
     }
   }
   pos_ = save;
+  if (auto s = CheckArraySize(shape, start); !s.ok()) return s;
   return shape;
+}
+
+absl::Status Parser::CheckArraySize(const Shape& shape, size_t start) {
+  if (shape_util::ArrayBitSize(shape).has_value()) return absl::OkStatus();
+  return ErrorAt(start, absl::StrCat("shape ", ShapeToString(shape),
+                                     " is too large: its size in bits does "
+                                     "not fit in 64 bits"));
 }
 
 absl::Status Parser::ParseLayout(Shape& shape) {
@@ -564,8 +596,13 @@ absl::Status Parser::ParseLayout(Shape& shape) {
                 ++pos_;
                 tile.dimensions.push_back(-1);
               } else {
+                size_t tile_pos = pos_;
                 auto v = ParseInt();
                 if (!v.ok()) return v.status();
+                if (*v <= 0) {
+                  return ErrorAt(tile_pos,
+                                 "a tile dimension is a positive integer or '*'");
+                }
                 tile.dimensions.push_back(*v);
               }
               if (Consume(',')) continue;
@@ -975,9 +1012,10 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
           ++i;
         }
         ++i;
-        std::string err;
-        absl::CUnescape(v.substr(value_start + 1, i - value_start - 2), &text,
-                        &err);
+        absl::string_view quoted = v.substr(value_start + 1, i - value_start - 2);
+        // On a bad escape CUnescape leaves partial output (NUL bytes
+        // included); the text as written is the better report.
+        if (!absl::CUnescape(quoted, &text)) text = std::string(quoted);
       } else if (i < v.size() && v[i] == '{') {
         while (i < v.size() && v[i] != '}') ++i;
         ++i;
@@ -1169,7 +1207,7 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
     size_t num_pos = pos_;
     auto number = ParseInt();
     if (!number.ok()) return number.status();
-    if (*number < 0 || *number > (1 << 24)) {
+    if (*number < 0 || *number >= kMaxParameterNumber) {
       return ErrorAt(num_pos, "parameter number out of range");
     }
     instr->parameter_number_ = *number;
@@ -1208,7 +1246,9 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
         continue;
       }
       if (c == '(' || c == '{' || c == '[') {
-        if (++depth > kMaxDepth) return Error("literal nesting too deep");
+        if (++depth > kMaxDepth) {
+          return Error(absl::StrCat("literal nesting deeper than ", kMaxDepth));
+        }
       } else if (c == ')' || c == '}' || c == ']') {
         if (depth == 0) {
           if (c != ')') return Error("unbalanced literal");
@@ -1258,8 +1298,9 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
       pending_operands_.push_back(PendingOperand{
           instr, instr->operands_.size(), *operand, operand_pos});
       instr->operands_.push_back(nullptr);
-      if (instr->operands_.size() > (1u << 24)) {
-        return Error("too many operands");
+      if (instr->operand_count() > kMaxOperands) {
+        return ErrorAt(operand_pos, absl::StrCat("more than ", kMaxOperands,
+                                                 " operands"));
       }
       if (Consume(',')) continue;
       if (auto s = Expect(')', "',' or ')' in the operand list"); !s.ok()) {
@@ -1373,7 +1414,11 @@ absl::Status Parser::ParseComputation(Module& module) {
                                          raw->name_, "'"));
     }
     p.instr->operands_[p.index] = it->second;
-    it->second->AddUser(p.instr);
+    // An instruction's operands are resolved one after the other, so a
+    // repeated operand finds its user last in the list; checking only the
+    // last entry keeps a value with 10^5 users linear (AddUser would scan).
+    std::vector<Instruction*>& users = it->second->users_;
+    if (users.empty() || users.back() != p.instr) users.push_back(p.instr);
   }
   for (const TypedOperand& t : typed_operands_) {
     const Instruction* operand = t.instr->operands_[t.index];
@@ -1396,11 +1441,21 @@ absl::Status Parser::ParseComputation(Module& module) {
     it->second->control_successors_.push_back(p.instr);
   }
   // Parameters: numbers 0..n-1, each once.
-  std::vector<Instruction*> params;
+  int64_t num_params = 0;
+  for (const auto& instr : raw->instructions_) {
+    num_params += instr->opcode_ == HloOpcode::kParameter;
+  }
+  std::vector<Instruction*> params(num_params, nullptr);
   for (const auto& instr : raw->instructions_) {
     if (instr->opcode_ != HloOpcode::kParameter) continue;
     int64_t n = instr->parameter_number_;
-    if (n >= static_cast<int64_t>(params.size())) params.resize(n + 1, nullptr);
+    // Numbers are 0..n-1, so the table never grows past the instructions.
+    if (n >= num_params) {
+      return ErrorAt(def_pos_[instr.get()],
+                     absl::StrCat("parameter number ", n, " in computation '",
+                                  raw->name_, "', which has ", num_params,
+                                  " parameter", num_params == 1 ? "" : "s"));
+    }
     if (params[n] != nullptr) {
       return ErrorAt(def_pos_[instr.get()],
                      absl::StrCat("duplicate parameter number ", n,
@@ -1768,8 +1823,11 @@ absl::Status Parser::Finish(Module& module) {
 }
 
 absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
-  if (text_.size() > (size_t{1} << 31)) {
-    return ErrorAt(0, "input larger than 2 GiB");
+  if (text_.size() > kMaxInputBytes) {
+    // Without the usual source excerpt, which would scan the whole input.
+    return absl::InvalidArgumentError(absl::StrCat(
+        options_.path, ":", 1 + options_.line_offset, ":1: error: input larger than ",
+        kMaxInputBytes, " bytes (2 GiB)"));
   }
   // Control bytes early on mean the input is not text at all; a NUL byte
   // anywhere is an error (XLA's lexer rejects it).

@@ -18,6 +18,26 @@
 
 namespace hloff {
 
+// What the parser accepts at most (README.md, "Limits"). Exceeding one is an
+// INVALID_ARGUMENT error located where the limit was crossed, never a crash.
+// Input size, in bytes.
+inline constexpr size_t kMaxInputBytes = size_t{1} << 31;
+// Nesting depth of tuple shapes, of braces in constant literals and of
+// brackets in attribute values. The parser's only recursion (tuple shapes)
+// and every recursion over shapes afterwards are bounded by it.
+inline constexpr int kMaxNestingDepth = 512;
+// Operands of one instruction, and elements of one tuple shape.
+inline constexpr int64_t kMaxOperands = int64_t{1} << 17;
+inline constexpr int64_t kMaxTupleElements = int64_t{1} << 17;
+// Dimensions of one array shape.
+inline constexpr int64_t kMaxRank = 4096;
+// Parameter numbers are below this (and below the number of parameters of
+// their computation).
+inline constexpr int64_t kMaxParameterNumber = int64_t{1} << 24;
+// Every array shape's size in bits (elements, padded by its tiles, times the
+// element size) must fit in a signed 64-bit integer, as XLA's shape
+// validation demands.
+
 struct ParseOptions {
   // Shown in error messages and kept on the module.
   std::string path = "<stdin>";
@@ -28,8 +48,7 @@ struct ParseOptions {
 // Parses one HLO module from `text`. `text` must stay alive only during the
 // call. Errors are INVALID_ARGUMENT statuses whose message is a complete GNU
 // diagnostic: `path:line:col: error: <what>`, the source line and a caret.
-// Limits (each exceeding one is such an error): nesting depth 512 (tuples,
-// literals, attribute braces), 2^31 bytes of input.
+// Each limit above that the input exceeds is such an error.
 absl::StatusOr<std::unique_ptr<Module>> ParseHloModule(
     absl::string_view text, const ParseOptions& options = {});
 

@@ -1,14 +1,32 @@
 // HLO text printer.
 #include "text/printer.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 
 namespace hloff {
 namespace {
 
+// Appends `name` bare, as today's XLA prints it, unless the bare form would
+// not read back as that name: one that does not start like an identifier
+// (the parser accepts `%0` and `%.20`) or one that is a keyword of the
+// format. Those keep the `%` that makes them names.
+void AppendName(std::string& out, absl::string_view name) {
+  static constexpr absl::string_view kKeywords[] = {
+      "ROOT", "ENTRY", "HloModule", "FileNames", "FunctionNames",
+      "FileLocations", "StackFrames"};
+  bool bare = !name.empty() &&
+              (absl::ascii_isalpha(static_cast<unsigned char>(name[0])) ||
+               name[0] == '_');
+  for (absl::string_view keyword : kKeywords) bare &= name != keyword;
+  if (!bare) out += '%';
+  absl::StrAppend(&out, name);
+}
+
 void AppendInstruction(std::string& out, const Instruction& instr) {
-  absl::StrAppend(&out, instr.name(), " = ");
+  AppendName(out, instr.name());
+  out += " = ";
   AppendShape(out, instr.shape());
   absl::StrAppend(&out, " ", instr.opcode_spelling(), "(");
   if (instr.opcode() == HloOpcode::kParameter) {
@@ -19,7 +37,7 @@ void AppendInstruction(std::string& out, const Instruction& instr) {
     for (int64_t i = 0; i < instr.operand_count(); ++i) {
       if (i) out += ", ";
       if (i > 0 && i % 5 == 0) absl::StrAppend(&out, "/*index=", i, "*/");
-      out += instr.operand(i)->name();
+      AppendName(out, instr.operand(i)->name());
     }
   }
   out += ')';
@@ -35,7 +53,7 @@ void AppendInstruction(std::string& out, const Instruction& instr) {
         if (slot.is_list) out += '{';
         for (size_t i = 0; i < slot.count; ++i) {
           if (i) out += ", ";
-          out += instr.called_computations()[slot.first + i]->name();
+          AppendName(out, instr.called_computations()[slot.first + i]->name());
         }
         if (slot.is_list) out += '}';
         break;
@@ -64,7 +82,7 @@ void AppendInstruction(std::string& out, const Instruction& instr) {
         out += ", control-predecessors={";
         for (size_t i = 0; i < instr.control_predecessors().size(); ++i) {
           if (i) out += ", ";
-          out += instr.control_predecessors()[i]->name();
+          AppendName(out, instr.control_predecessors()[i]->name());
         }
         out += '}';
         break;
@@ -139,7 +157,8 @@ std::string InstructionToString(const Instruction& instr) {
 }
 
 void PrintModule(const Module& module, std::string& out) {
-  absl::StrAppend(&out, "HloModule ", module.name());
+  out += "HloModule ";
+  AppendName(out, module.name());
   const auto& attrs = module.header_attributes();
   for (size_t i = 0; i <= attrs.size(); ++i) {
     if (i == module.entry_layout_position()) {
@@ -158,7 +177,8 @@ void PrintModule(const Module& module, std::string& out) {
     if (!first) out += '\n';
     first = false;
     if (comp->IsEntry()) out += "ENTRY ";
-    absl::StrAppend(&out, comp->name(), " {\n");
+    AppendName(out, comp->name());
+    out += " {\n";
     for (const Instruction* instr : comp->MakeInstructionPostOrder()) {
       out += instr->IsRoot() ? "  ROOT " : "  ";
       AppendInstruction(out, *instr);

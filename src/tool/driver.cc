@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <sstream>
 
 #include "CLI/CLI.hpp"
@@ -35,32 +36,59 @@
 namespace hloff {
 
 absl::StatusOr<std::string> ReadInput(const std::string& path) {
-  if (path == "-") {
-    std::ostringstream buffer;
-    buffer << std::cin.rdbuf();
-    return buffer.str();
+  auto too_large = [&] {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "'", path, "' is larger than ", kMaxInputBytes,
+        " bytes (2 GiB), the largest input hlo-offload reads"));
+  };
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  std::string data;
+  if (path != "-") {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", path, "' is a directory"));
+    }
+    file.open(path, std::ios::binary);
+    if (!file) {
+      return absl::NotFoundError(
+          absl::StrCat("cannot read '", path, "': ", std::strerror(errno)));
+    }
+    // A regular file's size is known: refuse a huge one before reading it.
+    if (std::filesystem::is_regular_file(path, ec)) {
+      uintmax_t size = std::filesystem::file_size(path, ec);
+      if (!ec && size > kMaxInputBytes) return too_large();
+      if (!ec) data.reserve(size);
+    }
+    in = &file;
   }
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", path, "' is a directory"));
+  // Pipes and devices are read up to the limit, never without end.
+  char buffer[1 << 16];
+  while (in->read(buffer, sizeof buffer) || in->gcount() > 0) {
+    size_t n = static_cast<size_t>(in->gcount());
+    if (data.size() + n > kMaxInputBytes) return too_large();
+    data.append(buffer, n);
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot read '", path, "': ", std::strerror(errno)));
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
+  if (in->bad()) {
     return absl::DataLossError(absl::StrCat("error reading '", path, "'"));
   }
-  return buffer.str();
+  return data;
 }
 
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot write to '", path, "': it is a directory"));
+  }
   std::filesystem::path target(path);
+  // Through a symbolic link, replace the file it names and keep the link.
+  if (std::filesystem::is_symlink(target, ec)) {
+    std::filesystem::path resolved = std::filesystem::canonical(target, ec);
+    if (!ec) target = resolved;
+  }
   std::filesystem::path dir = target.parent_path();
   if (dir.empty()) dir = ".";
   std::string tmpl = (dir / ("." + target.filename().string() + ".tmpXXXXXX")).string();
@@ -88,23 +116,34 @@ absl::Status WriteFileAtomically(const std::string& path,
     }
     written += static_cast<size_t>(n);
   }
-  // Keep the permissions of the file being replaced.
+  // Keep the permissions of the file being replaced; a new file gets what
+  // the umask allows of 0666, as if it had been created with open().
   struct stat st;
-  if (stat(path.c_str(), &st) == 0) {
+  if (stat(target.c_str(), &st) == 0) {
     fchmod(fd, st.st_mode & 07777);
   } else {
-    fchmod(fd, 0644);
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
   }
   if (fsync(fd) != 0) return fail("cannot sync");
   if (close(fd) != 0) {
+    int saved = errno;
     unlink(name.data());
-    return absl::InternalError(absl::StrCat("cannot close '", path, "'"));
+    return absl::InternalError(absl::StrCat("cannot close '", path, "': ",
+                                            std::strerror(saved)));
   }
-  if (rename(name.data(), path.c_str()) != 0) {
+  if (rename(name.data(), target.c_str()) != 0) {
     int saved = errno;
     unlink(name.data());
     return absl::InternalError(absl::StrCat("cannot rename onto '", path,
                                             "': ", std::strerror(saved)));
+  }
+  // Make the rename itself durable.
+  int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    fsync(dir_fd);
+    close(dir_fd);
   }
   return absl::OkStatus();
 }
@@ -161,10 +200,14 @@ absl::StatusOr<std::vector<std::string>> ExpandInputs(
     std::error_code ec;
     if (input != "-" && std::filesystem::is_directory(input, ec)) {
       std::vector<std::string> found;
-      for (const auto& entry : std::filesystem::directory_iterator(input, ec)) {
-        std::string ext = entry.path().extension().string();
-        if (entry.is_regular_file() && (ext == ".txt" || ext == ".hlo")) {
-          found.push_back(entry.path().string());
+      // The error_code overloads throughout: a directory that changes or
+      // cannot be read while it is listed is an error, not an exception.
+      std::filesystem::directory_iterator it(input, ec), end;
+      for (; !ec && it != end; it.increment(ec)) {
+        std::error_code type_ec;
+        std::string ext = it->path().extension().string();
+        if (it->is_regular_file(type_ec) && (ext == ".txt" || ext == ".hlo")) {
+          found.push_back(it->path().string());
         }
       }
       if (ec) {
@@ -386,8 +429,11 @@ std::string DocsForCode(DiagCode code) {
 
 }  // namespace
 
-int RunTool(const std::vector<std::string>& args, std::ostream& out,
-            std::ostream& err) {
+namespace {
+
+// RunTool without its last line of defence against exceptions.
+int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
+                std::ostream& err) {
   CLI::App app{
       "hlo-offload: XLA's host-memory-offloading passes on HLO text, with "
       "diagnostics that explain every fault"};
@@ -619,10 +665,10 @@ int RunTool(const std::vector<std::string>& args, std::ostream& out,
     }
   }
   if (options->format == "json") {
-    out << nlohmann::json({{"version", 1}, {"files", json_files}}).dump(2)
+    out << DumpJson(nlohmann::json({{"version", 1}, {"files", json_files}}))
         << "\n";
   } else if (options->format == "sarif") {
-    out << RenderSarif(collected, HLOFF_VERSION).dump(2) << "\n";
+    out << DumpJson(RenderSarif(collected, HLOFF_VERSION)) << "\n";
   }
   if (print && exit_code == 0) {
     if (options->output.empty() || options->output == "-") {
@@ -633,6 +679,23 @@ int RunTool(const std::vector<std::string>& args, std::ostream& out,
     }
   }
   return exit_code;
+}
+
+}  // namespace
+
+int RunTool(const std::vector<std::string>& args, std::ostream& out,
+            std::ostream& err) {
+  // Errors are statuses; this is the last line of defence for what is not
+  // (memory exhaustion, a library that throws), so that the exit status
+  // stays within the contract.
+  try {
+    return RunToolImpl(args, out, err);
+  } catch (const std::bad_alloc&) {
+    err << "hlo-offload: error: out of memory\n";
+  } catch (const std::exception& e) {
+    err << "hlo-offload: error: internal error: " << e.what() << "\n";
+  }
+  return static_cast<int>(ExitCode::kUsage);
 }
 
 }  // namespace hloff

@@ -21,13 +21,16 @@ namespace hloff {
 int RunTool(const std::vector<std::string>& args, std::ostream& out,
             std::ostream& err);
 
-// Reads a whole file (or standard input for "-"). Errors: NOT_FOUND /
-// PERMISSION_DENIED style statuses with the OS reason.
+// Reads a whole file (or standard input for "-"), opened for reading only.
+// Errors: NOT_FOUND with the OS reason, INVALID_ARGUMENT for a directory,
+// RESOURCE_EXHAUSTED for more than kMaxInputBytes (text/parser.h).
 absl::StatusOr<std::string> ReadInput(const std::string& path);
 
 // Writes `contents` to `path` atomically: a temporary file in the same
-// directory, fsync, then rename over `path`. On error nothing at `path` is
-// changed and the temporary file is removed.
+// directory, fsync, rename over `path`, fsync of the directory. A symbolic
+// link is followed (the file it names is replaced, the link kept); the
+// permissions of a replaced file are kept. On error nothing at `path` is
+// changed and the temporary file is removed; a directory is refused.
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents);
 
