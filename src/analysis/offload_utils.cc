@@ -324,4 +324,40 @@ absl::flat_hash_set<int64_t> CollectDynamicVariableTupleIndices(
   return indices;
 }
 
+// MoveToHosts in the HostOffloader's order: the post order of the entry
+// computation, descending depth-first into called computations where they
+// are called, each computation once (host_offloader.cc RunImpl's
+// ProcessNextMoveToHostInstr loop, without its rescans).
+std::vector<Instruction*> MoveToHostsInOffloaderOrder(const Module& module) {
+  std::vector<Instruction*> move_to_hosts;
+  Computation* entry = module.entry();
+  absl::flat_hash_set<const Computation*> expanded = {entry};
+  struct Frame {
+    std::vector<Instruction*> order;
+    size_t next = 0;
+    size_t callee = 0;
+  };
+  std::vector<Frame> stack;
+  stack.push_back({entry->MakeInstructionPostOrder()});
+  while (!stack.empty()) {
+    Frame& frame = stack.back();
+    if (frame.next >= frame.order.size()) {
+      stack.pop_back();
+      continue;
+    }
+    Instruction* instr = frame.order[frame.next];
+    if (frame.callee == 0 && IsMoveToHost(instr)) move_to_hosts.push_back(instr);
+    if (frame.callee < instr->called_computations().size()) {
+      Computation* callee = instr->called_computations()[frame.callee++];
+      if (expanded.insert(callee).second) {
+        stack.push_back({callee->MakeInstructionPostOrder()});
+      }
+      continue;
+    }
+    frame.callee = 0;
+    ++frame.next;
+  }
+  return move_to_hosts;
+}
+
 }  // namespace hloff

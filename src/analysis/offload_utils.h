@@ -100,6 +100,12 @@ bool IsMoveToDeviceWithDynamicSlice(const Instruction* instr);
 absl::flat_hash_set<int64_t> CollectDynamicVariableTupleIndices(
     const Instruction* while_loop);
 
+// The MoveToHosts in the order HostOffloader processes them: the post order
+// of the entry computation, descending depth-first into called computations
+// where they are called, each computation once (host_offloader.cc RunImpl's
+// ProcessNextMoveToHostInstr loop, without its rescans). Linear in the module.
+std::vector<Instruction*> MoveToHostsInOffloaderOrder(const Module& module);
+
 }  // namespace hloff
 
 #endif  // HLO_OFFLOAD_ANALYSIS_OFFLOAD_UTILS_H_

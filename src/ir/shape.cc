@@ -170,6 +170,23 @@ bool SetMemorySpaceOfLeaves(Shape& shape, int64_t memory_space) {
   return changed;
 }
 
+bool AllArrayLeavesInMemorySpace(const Shape& shape, const ShapeIndex& index,
+                                 int64_t memory_space) {
+  const Shape* sub = TryGetSubshape(shape, index);
+  if (sub == nullptr) return false;
+  bool any = false, all = true;
+  ShapeIndex scratch;
+  ForEachSubshape(
+      *sub,
+      [&](const Shape& leaf, const ShapeIndex&) {
+        if (!leaf.IsArray()) return;
+        any = true;
+        all &= leaf.memory_space() == memory_space;
+      },
+      scratch);
+  return any && all;
+}
+
 bool Compatible(const Shape& a, const Shape& b) {
   if (a.element_type != b.element_type) return false;
   if (a.IsTuple()) {

@@ -137,6 +137,10 @@ void ForEachMutableSubshape(Shape& shape, Fn&& fn, ShapeIndex& index) {
 // values are skipped), as V5+ HostOffloader::SetMemorySpace does. Returns
 // true if any leaf changed.
 bool SetMemorySpaceOfLeaves(Shape& shape, int64_t memory_space);
+// True when the subshape of `shape` at `index` has at least one array leaf
+// and all its array leaves are in `memory_space` (tokens are ignored).
+bool AllArrayLeavesInMemorySpace(const Shape& shape, const ShapeIndex& index,
+                                 int64_t memory_space);
 // Equal ignoring layouts (xla::ShapeUtil::Compatible).
 bool Compatible(const Shape& a, const Shape& b);
 // Equal including layouts but ignoring the memory space.

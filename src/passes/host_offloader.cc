@@ -36,19 +36,7 @@ int64_t MemorySpaceAt(const Instruction* instr, const ShapeIndex& index) {
 // True when the subshape at `index` is an array in host memory, or a tuple
 // whose array leaves all are (and that has at least one).
 bool SubshapeIsHost(const Shape& shape, const ShapeIndex& index) {
-  const Shape* sub = shape_util::TryGetSubshape(shape, index);
-  if (sub == nullptr) return false;
-  bool any = false, all = true;
-  ShapeIndex scratch;
-  shape_util::ForEachSubshape(
-      *sub,
-      [&](const Shape& leaf, const ShapeIndex&) {
-        if (!leaf.IsArray()) return;
-        any = true;
-        all &= leaf.memory_space() == kHostMemorySpace;
-      },
-      scratch);
-  return any && all;
+  return shape_util::AllArrayLeavesInMemorySpace(shape, index, kHostMemorySpace);
 }
 
 Shape WithMemorySpace(Shape shape, int64_t memory_space) {
@@ -1269,40 +1257,7 @@ absl::StatusOr<bool> Offloader::Run() {
     }
   }
 
-  // MoveToHosts in XLA's order: post order of the entry computation,
-  // descending into called computations depth-first where they are called.
-  std::vector<Instruction*> move_to_hosts;
-  {
-    absl::flat_hash_set<const Computation*> expanded;
-    struct Frame {
-      std::vector<Instruction*> order;
-      size_t next = 0;
-      size_t callee = 0;
-    };
-    std::vector<Frame> stack;
-    stack.push_back({entry->MakeInstructionPostOrder()});
-    expanded.insert(entry);
-    while (!stack.empty()) {
-      Frame& frame = stack.back();
-      if (frame.next >= frame.order.size()) {
-        stack.pop_back();
-        continue;
-      }
-      Instruction* instr = frame.order[frame.next];
-      if (frame.callee == 0 && IsMoveToHost(instr)) move_to_hosts.push_back(instr);
-      if (frame.callee < instr->called_computations().size()) {
-        Computation* callee = instr->called_computations()[frame.callee++];
-        // Each computation is expanded once: later visits would only find
-        // MoveToHosts that are already processed.
-        if (expanded.insert(callee).second) {
-          stack.push_back({callee->MakeInstructionPostOrder()});
-        }
-        continue;
-      }
-      frame.callee = 0;
-      ++frame.next;
-    }
-  }
+  std::vector<Instruction*> move_to_hosts = MoveToHostsInOffloaderOrder(module_);
   for (Instruction* mth : move_to_hosts) {
     auto changed = HandleMoveToHostCustomCall(mth);
     if (!changed.ok()) return changed.status();

@@ -35,19 +35,7 @@ ReportSource SourceOf(const Module& module, const Instruction* instr) {
 }
 
 bool SubshapeIsHost(const Shape& shape, const ShapeIndex& index) {
-  const Shape* sub = shape_util::TryGetSubshape(shape, index);
-  if (sub == nullptr) return false;
-  bool any = false, all = true;
-  ShapeIndex scratch;
-  shape_util::ForEachSubshape(
-      *sub,
-      [&](const Shape& leaf, const ShapeIndex&) {
-        if (!leaf.IsArray()) return;
-        any = true;
-        all &= leaf.memory_space() == kHostMemorySpace;
-      },
-      scratch);
-  return any && all;
+  return shape_util::AllArrayLeavesInMemorySpace(shape, index, kHostMemorySpace);
 }
 
 bool AnyLeafIsHost(const Shape& shape) {
