@@ -266,12 +266,13 @@ def built_cases(rng):
                    for i in range(fan))
         + b"  ROOT t = (" + b", ".join([b"f32[8]{0}"] * fan) + b") tuple("
         + b", ".join(b"u%d" % i for i in range(fan)) + b")\n}\n")))
+    callers = n // 2  # 3 MB of text already
     cases.append(("many-callers", module(
         b"f {\n  x = f32[] parameter(0)\n  ROOT y = f32[] negate(x)\n}\n\n"
         b"ENTRY e {\n  p = f32[] parameter(0)\n"
-        + b"".join(b"  c%d = f32[] call(p), to_apply=f\n" % i for i in range(n))
-        + b"  ROOT t = (" + b", ".join([b"f32[]"] * n) + b") tuple("
-        + b", ".join(b"c%d" % i for i in range(n)) + b")\n}\n")))
+        + b"".join(b"  c%d = f32[] call(p), to_apply=f\n" % i for i in range(callers))
+        + b"  ROOT t = (" + b", ".join([b"f32[]"] * callers) + b") tuple("
+        + b", ".join(b"c%d" % i for i in range(callers)) + b")\n}\n")))
     chain = b"".join(b"  c%d = f32[8]{0} negate(c%d)\n" % (i + 1, i) for i in range(n))
     cases.append(("long-chain", module(
         b"ENTRY e {\n  c0 = f32[8]{0} parameter(0)\n" + chain
