@@ -9,9 +9,11 @@ CallGraph::CallGraph(const Module& module) {
   for (const auto& comp : module.computations()) {
     for (const auto& instr : comp->raw_instructions()) {
       for (Computation* callee : instr->called_computations()) {
+        // An instruction's callees are listed together, so a repeated one
+        // (branch_computations={f, f}) finds it last: no scan of a list
+        // that a computation with 10^5 callers would make quadratic.
         auto& callers = callers_[callee];
-        if (std::find(callers.begin(), callers.end(), instr.get()) ==
-            callers.end()) {
+        if (callers.empty() || callers.back() != instr.get()) {
           callers.push_back(instr.get());
         }
       }

@@ -246,10 +246,19 @@ def built_cases(rng):
         b"ENTRY e {\n  p = f32[8]{0} parameter(0)\n"
         b"  h = f32[8]{0} custom-call(p), custom_call_target=\"MoveToHost\"\n"
         b"  ROOT t = (" + b", ".join([b"f32[8]{0}"] * n) + b") tuple(" + b", ".join([b"h"] * n) + b")\n}\n")))
-    # One MoveToHost with many MoveToDevice users gathered in one tuple. The
-    # passes detach users one at a time (as XLA's do), which is quadratic in
-    # the fan-out: 10^4 takes a fraction of a second, 10^5 about ten seconds.
-    fan = 10_000
+    # Fan-out and fan-in of offloaded values: one MoveToHost with many
+    # MoveToDevice users, and many MoveToHosts, each gathered in one tuple.
+    # The passes find operand positions and detach users one at a time, as
+    # XLA's do, which is quadratic in the fan (README, "Limits"): 10^4 takes a
+    # fraction of a second (fix, which runs the pipeline twice, close to one),
+    # 10^5 from seconds to half a minute. Hence 5000 here.
+    fan = 5_000
+    cases.append(("many-move-to-hosts", module(
+        b"ENTRY e {\n  p = f32[8]{0} parameter(0)\n"
+        + b"".join(b"  h%d = f32[8]{0} custom-call(p), custom_call_target=\"MoveToHost\"\n" % i
+                   for i in range(fan))
+        + b"  ROOT t = (" + b", ".join([b"f32[8]{0}"] * fan) + b") tuple("
+        + b", ".join(b"h%d" % i for i in range(fan)) + b")\n}\n")))
     cases.append(("many-users", module(
         b"ENTRY e {\n  p = f32[8]{0} parameter(0)\n"
         b"  h = f32[8]{0} custom-call(p), custom_call_target=\"MoveToHost\"\n"
@@ -257,6 +266,13 @@ def built_cases(rng):
                    for i in range(fan))
         + b"  ROOT t = (" + b", ".join([b"f32[8]{0}"] * fan) + b") tuple("
         + b", ".join(b"u%d" % i for i in range(fan)) + b")\n}\n")))
+    callers = n // 2  # 3 MB of text already
+    cases.append(("many-callers", module(
+        b"f {\n  x = f32[] parameter(0)\n  ROOT y = f32[] negate(x)\n}\n\n"
+        b"ENTRY e {\n  p = f32[] parameter(0)\n"
+        + b"".join(b"  c%d = f32[] call(p), to_apply=f\n" % i for i in range(callers))
+        + b"  ROOT t = (" + b", ".join([b"f32[]"] * callers) + b") tuple("
+        + b", ".join(b"c%d" % i for i in range(callers)) + b")\n}\n")))
     chain = b"".join(b"  c%d = f32[8]{0} negate(c%d)\n" % (i + 1, i) for i in range(n))
     cases.append(("long-chain", module(
         b"ENTRY e {\n  c0 = f32[8]{0} parameter(0)\n" + chain
