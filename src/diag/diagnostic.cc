@@ -40,6 +40,8 @@ bool IsXlaErrorCode(DiagCode code) { return Info(code).text[0] == 'E'; }
 std::optional<DiagCode> ParseDiagCode(absl::string_view text) {
   for (const CodeInfo& info : kCodes) {
     if (absl::EqualsIgnoreCase(info.text, text)) return info.code;
+    // XLA's pages say error_1200: "1200" means E1200.
+    if (info.text[0] == 'E' && info.text.substr(1) == text) return info.code;
   }
   return std::nullopt;
 }

@@ -62,7 +62,8 @@ class Parser {
     if (!error_.ok()) return error_;
     pos = std::min(pos, text_.size());
     std::string what(message);
-    if (what.find("end of input") == std::string::npos) {
+    if (what.find("end of input") == std::string::npos &&
+        what.find("the input is empty") == std::string::npos) {
       size_t rest = pos;
       while (rest < text_.size() &&
              (text_[rest] == ' ' || text_[rest] == '\t' ||
@@ -1849,7 +1850,7 @@ absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
   module->source_path_ = options_.path;
   module->line_offset_ = options_.line_offset;
   if (auto s = SkipSpace(); !s.ok()) return s;
-  if (AtEnd()) return Error("empty input: expected an HLO module");
+  if (AtEnd()) return Error("the input is empty: expected an HLO module");
   if (ConsumeWord("HloModule")) {
     if (auto s = ParseHeader(*module); !s.ok()) return s;
     if (auto s = ParseStackFrames(*module); !s.ok()) return s;

@@ -602,8 +602,9 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
     options = &fmt_opts;
     print = true;
   } else {
-    out << app.help();
-    return 0;
+    // No subcommand: usage, as a usage error.
+    err << app.help();
+    return static_cast<int>(ExitCode::kUsage);
   }
 
   auto files = ExpandInputs(options->inputs);
@@ -620,6 +621,12 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
     if (!text.ok()) {
       err << "hlo-offload: error: " << text.status().message() << "\n";
       exit_code = std::max(exit_code, 2);
+      if (options->format == "json") {
+        // Scripts reading the JSON see every input, the unreadable ones too.
+        json_files.push_back({{"file", file},
+                              {"error", std::string(text.status().message())},
+                              {"diagnostics", nlohmann::json::array()}});
+      }
       continue;
     }
     std::string display = file == "-" ? "<stdin>" : file;
