@@ -328,6 +328,27 @@ absl::flat_hash_set<int64_t> CollectDynamicVariableTupleIndices(
 // computation, descending depth-first into called computations where they
 // are called, each computation once (host_offloader.cc RunImpl's
 // ProcessNextMoveToHostInstr loop, without its rescans).
+bool IsAllowedBetweenSliceAndMoveToDevice(const Instruction* instr) {
+  switch (instr->opcode()) {
+    case HloOpcode::kBitcast:
+    case HloOpcode::kCopy:
+    case HloOpcode::kTuple:
+    case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kParameter:
+    case HloOpcode::kWhile:
+      return true;
+    case HloOpcode::kReshape:
+      return shape_util::ReshapeIsBitcast(instr->operand(0)->shape(),
+                                          instr->shape());
+    case HloOpcode::kReduce:
+      return shape_util::TrueRank(instr->operand(0)->shape()) ==
+             shape_util::TrueRank(instr->shape());
+    default:
+      return false;
+  }
+}
+
 std::vector<Instruction*> MoveToHostsInOffloaderOrder(const Module& module) {
   std::vector<Instruction*> move_to_hosts;
   Computation* entry = module.entry();

@@ -100,6 +100,13 @@ bool IsMoveToDeviceWithDynamicSlice(const Instruction* instr);
 absl::flat_hash_set<int64_t> CollectDynamicVariableTupleIndices(
     const Instruction* while_loop);
 
+// The hops allowed between a host slice/dynamic-slice and its MoveToDevice
+// (HostOffloader::InstructionIsAllowedBetweenDsAndMoveToDevice, V5+): bitcast,
+// copy, a bitcast reshape, a reduce that keeps the number of non-degenerate
+// dimensions, and the loop plumbing (tuple, opt-barrier, get-tuple-element,
+// parameter, while).
+bool IsAllowedBetweenSliceAndMoveToDevice(const Instruction* instr);
+
 // The MoveToHosts in the order HostOffloader processes them: the post order
 // of the entry computation, descending depth-first into called computations
 // where they are called, each computation once (host_offloader.cc RunImpl's

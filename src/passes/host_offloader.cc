@@ -84,6 +84,23 @@ class Offloader {
     }
   }
 
+  // HO1008 unless annotation `instr` has its operand's shape (XLA's
+  // ReplaceAllUsesWith shape check when it replaces the annotation by
+  // `replacement`).
+  absl::Status CheckAnnotationShape(const Instruction* instr,
+                                    absl::string_view replacement) {
+    if (shape_util::Compatible(instr->shape(), instr->operand(0)->shape())) {
+      return absl::OkStatus();
+    }
+    return Fail(DiagCode::kHO1008,
+                absl::StrCat(instr->custom_call_target(), " \"", instr->name(),
+                             "\" has shape ", ShapeToString(instr->shape()),
+                             " but its operand has shape ",
+                             ShapeToString(instr->operand(0)->shape()),
+                             "; it cannot be replaced by ", replacement),
+                instr);
+  }
+
   // ---- steps ----
   bool RemoveHostMemorySpaceFromAllShapes();
   absl::StatusOr<bool> HandleRedundantCopiesBackToHost(Instruction* start);
@@ -209,28 +226,7 @@ absl::StatusOr<bool> Offloader::SliceLeadsToMoveToDevice(Instruction* slice) {
     queue.pop_front();
     Instruction* instr = current.instruction;
     if (IsMoveToDevice(instr)) continue;
-    bool hop = false;
-    switch (instr->opcode()) {
-      case HloOpcode::kBitcast:
-      case HloOpcode::kCopy:
-      case HloOpcode::kTuple:
-      case HloOpcode::kOptimizationBarrier:
-      case HloOpcode::kGetTupleElement:
-      case HloOpcode::kParameter:
-      case HloOpcode::kWhile:
-        hop = true;
-        break;
-      case HloOpcode::kReshape:
-        hop = shape_util::ReshapeIsBitcast(instr->operand(0)->shape(),
-                                           instr->shape());
-        break;
-      case HloOpcode::kReduce:
-        hop = shape_util::TrueRank(instr->operand(0)->shape()) ==
-              shape_util::TrueRank(instr->shape());
-        break;
-      default:
-        break;
-    }
+    bool hop = IsAllowedBetweenSliceAndMoveToDevice(instr);
     if (!hop) {
       absl::string_view kind = slice->opcode() == HloOpcode::kSlice
                                   ? "slice"
@@ -746,15 +742,8 @@ absl::StatusOr<bool> Offloader::HandleMoveToHostCustomCall(Instruction* mth) {
         shape_util::SetMemorySpaceOfLeaves(result, kHostMemorySpace);
       }
     }
-    if (!shape_util::Compatible(mth->shape(), mth->operand(0)->shape())) {
-      return Fail(DiagCode::kHO1008,
-                  absl::StrCat("MoveToHost \"", mth->name(), "\" has shape ",
-                               ShapeToString(mth->shape()),
-                               " but its operand has shape ",
-                               ShapeToString(mth->operand(0)->shape()),
-                               "; it cannot be replaced by a copy of its "
-                               "operand"),
-                  mth);
+    if (auto s = CheckAnnotationShape(mth, "a copy of its operand"); !s.ok()) {
+      return s;
     }
     Instruction* copy = NewCopy(mth->operand(0), kHostMemorySpace);
     mth->ReplaceAllUsesWith(copy);
@@ -798,15 +787,7 @@ absl::StatusOr<bool> Offloader::HandleMoveToHostCustomCall(Instruction* mth) {
   }
   visited_move_to_host_.insert(mth);
   Trace(2, absl::StrCat("Removing MoveToHost custom call ", Quoted(mth)));
-  if (!shape_util::Compatible(mth->shape(), mth->operand(0)->shape())) {
-    return Fail(DiagCode::kHO1008,
-                absl::StrCat("MoveToHost \"", mth->name(), "\" has shape ",
-                             ShapeToString(mth->shape()),
-                             " but its operand has shape ",
-                             ShapeToString(mth->operand(0)->shape()),
-                             "; it cannot be replaced by its operand"),
-                mth);
-  }
+  if (auto s = CheckAnnotationShape(mth, "its operand"); !s.ok()) return s;
   mth->ReplaceAllUsesWith(mth->operand(0));
   mth->parent()->RemoveInstruction(mth);
   changed_ = true;

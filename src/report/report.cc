@@ -320,27 +320,7 @@ const OffloadWalker::SliceResult& OffloadWalker::SliceLeadsToMoveToDevice(
       result.move_to_devices.emplace_back(instr, std::move(path));
       continue;
     }
-    bool hop = false;
-    switch (instr->opcode()) {
-      case HloOpcode::kBitcast:
-      case HloOpcode::kCopy:
-      case HloOpcode::kTuple:
-      case HloOpcode::kOptimizationBarrier:
-      case HloOpcode::kGetTupleElement:
-      case HloOpcode::kParameter:
-      case HloOpcode::kWhile:
-        hop = true;
-        break;
-      case HloOpcode::kReshape:
-        hop = IsBitcastReshape(instr);
-        break;
-      case HloOpcode::kReduce:
-        hop = shape_util::TrueRank(instr->operand(0)->shape()) ==
-              shape_util::TrueRank(instr->shape());
-        break;
-      default:
-        break;
-    }
+    bool hop = IsAllowedBetweenSliceAndMoveToDevice(instr);
     if (!hop || !enqueue(current)) result.leads = false;
   }
   if (!result.leads) result.move_to_devices.clear();
