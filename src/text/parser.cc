@@ -1435,93 +1435,10 @@ absl::Status Parser::ParseComputation(Module& module) {
 }
 
 absl::Status Parser::CheckForwardedShapes(const Instruction& instr) {
-  auto expect = [&](const Shape& declared, const Shape& forwarded,
-                    absl::string_view what) -> absl::Status {
-    if (shape_util::Compatible(declared, forwarded)) return absl::OkStatus();
-    return ErrorAt(def_pos_[&instr],
-                   absl::StrCat("'", instr.name_, "': ", what, " has shape ",
-                                ShapeToString(declared, false), " but ",
-                                ShapeToString(forwarded, false),
-                                " is passed to it"));
-  };
-  const Shape& shape = instr.shape_;
-  switch (instr.opcode_) {
-    case HloOpcode::kGetTupleElement:
-      return expect(shape, instr.operands_[0]->shape_.tuple_shapes[instr.tuple_index_],
-                    absl::StrCat("get-tuple-element of element ", instr.tuple_index_));
-    case HloOpcode::kTuple: {
-      if (!shape.IsTuple() ||
-          shape.tuple_shapes.size() != instr.operands_.size()) {
-        return ErrorAt(def_pos_[&instr],
-                       absl::StrCat("'", instr.name_, "': tuple of ",
-                                    instr.operands_.size(), " operands has shape ",
-                                    ShapeToString(shape, false)));
-      }
-      for (size_t i = 0; i < instr.operands_.size(); ++i) {
-        if (auto s = expect(shape.tuple_shapes[i], instr.operands_[i]->shape_,
-                            absl::StrCat("tuple element ", i));
-            !s.ok()) {
-          return s;
-        }
-      }
-      return absl::OkStatus();
-    }
-    case HloOpcode::kCopy:
-    case HloOpcode::kOptimizationBarrier:
-    case HloOpcode::kDynamicUpdateSlice:
-      if (instr.operands_.empty()) return absl::OkStatus();
-      return expect(shape, instr.operands_[0]->shape_, instr.opcode_spelling_);
-    case HloOpcode::kWhile: {
-      const Computation* body = instr.while_body();
-      const Computation* cond = instr.while_condition();
-      if (auto s = expect(shape, instr.operands_[0]->shape_, "while");
-          !s.ok()) {
-        return s;
-      }
-      if (auto s = expect(body->params_[0]->shape_, shape, "the body parameter");
-          !s.ok()) {
-        return s;
-      }
-      if (auto s = expect(cond->params_[0]->shape_, shape,
-                          "the condition parameter");
-          !s.ok()) {
-        return s;
-      }
-      return expect(shape, body->root_->shape_, "while (from its body root)");
-    }
-    case HloOpcode::kCall: {
-      const Computation* callee = instr.CalledComputation("to_apply");
-      for (size_t i = 0; i < instr.operands_.size(); ++i) {
-        if (auto s = expect(callee->params_[i]->shape_, instr.operands_[i]->shape_,
-                            absl::StrCat("parameter ", i, " of '",
-                                         callee->name_, "'"));
-            !s.ok()) {
-          return s;
-        }
-      }
-      return expect(shape, callee->root_->shape_, "call (from its callee's root)");
-    }
-    case HloOpcode::kConditional:
-      for (size_t b = 0; b < instr.called_computations_.size(); ++b) {
-        const Computation* branch = instr.called_computations_[b];
-        if (auto s = expect(branch->params_[0]->shape_,
-                            instr.operands_[b + 1]->shape_,
-                            absl::StrCat("the parameter of branch '",
-                                         branch->name_, "'"));
-            !s.ok()) {
-          return s;
-        }
-        if (auto s = expect(shape, branch->root_->shape_,
-                            absl::StrCat("conditional (from the root of '",
-                                         branch->name_, "')"));
-            !s.ok()) {
-          return s;
-        }
-      }
-      return absl::OkStatus();
-    default:
-      return absl::OkStatus();
-  }
+  std::string mismatch = ForwardedShapeMismatch(instr);
+  if (mismatch.empty()) return absl::OkStatus();
+  return ErrorAt(def_pos_[&instr],
+                 absl::StrCat("'", instr.name_, "': ", mismatch));
 }
 
 absl::Status Parser::Finish(Module& module) {
