@@ -27,16 +27,16 @@ build_targets=()
 for target in "${targets[@]}"; do build_targets+=("hloff_${target}_fuzzer"); done
 cmake --build "$dir" --target "${build_targets[@]}"
 
-# Seeds: every module of the shared corpus (files split on '// -----' lines,
-# whole-line comments dropped); of a module longer than max_len, its longest
-# prefix that ends with a whole computation.
+# Seeds: every module of the shared corpus and of the fuzz regression tests
+# (files split on '// -----' lines, whole-line comments dropped); of a module
+# longer than max_len, its longest prefix that ends with a whole computation.
 seeds="$dir/seeds"
 rm -rf "$seeds"
 mkdir -p "$seeds"
-python3 - "$shared/corpus" "$seeds" "$max_len" <<'PY'
-import hashlib, os, re, sys
-corpus, out, max_len = sys.argv[1], sys.argv[2], int(sys.argv[3])
-for root, _, files in os.walk(corpus):
+python3 - "$seeds" "$max_len" "$shared/corpus" tests/lit/fuzz-regressions <<'PY'
+import hashlib, itertools, os, re, sys
+out, max_len, dirs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+for root, _, files in itertools.chain.from_iterable(os.walk(d) for d in dirs):
     for name in sorted(files):
         if not name.endswith((".hlo", ".txt")):
             continue

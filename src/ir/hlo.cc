@@ -306,6 +306,102 @@ void Computation::Sweep() {
   dead_count_ = 0;
 }
 
+std::string ForwardedShapeMismatch(const Instruction& instr) {
+  auto differ = [](const Shape& declared, const Shape& forwarded,
+                   absl::string_view what) -> std::string {
+    if (shape_util::Compatible(declared, forwarded)) return "";
+    return absl::StrCat(what, " has shape ", ShapeToString(declared, false),
+                        " but ", ShapeToString(forwarded, false),
+                        " is passed to it");
+  };
+  const Shape& shape = instr.shape();
+  const auto& operands = instr.operands();
+  switch (instr.opcode()) {
+    case HloOpcode::kGetTupleElement: {
+      int64_t index = instr.tuple_index();
+      if (operands.size() != 1 || !operands[0]->shape().IsTuple() || index < 0 ||
+          index >= static_cast<int64_t>(operands[0]->shape().tuple_shapes.size())) {
+        return absl::StrCat("get-tuple-element of element ", index,
+                            " of a value without it");
+      }
+      return differ(shape, operands[0]->shape().tuple_shapes[index],
+                    absl::StrCat("get-tuple-element of element ", index));
+    }
+    case HloOpcode::kTuple: {
+      if (!shape.IsTuple() || shape.tuple_shapes.size() != operands.size()) {
+        return absl::StrCat("tuple of ", operands.size(), " operands has shape ",
+                            ShapeToString(shape, false));
+      }
+      for (size_t i = 0; i < operands.size(); ++i) {
+        std::string m = differ(shape.tuple_shapes[i], operands[i]->shape(),
+                               absl::StrCat("tuple element ", i));
+        if (!m.empty()) return m;
+      }
+      return "";
+    }
+    case HloOpcode::kCopy:
+    case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kDynamicUpdateSlice:
+      if (operands.empty()) return "";
+      return differ(shape, operands[0]->shape(), instr.opcode_spelling());
+    case HloOpcode::kWhile: {
+      const Computation* body = instr.while_body();
+      const Computation* cond = instr.while_condition();
+      if (operands.size() != 1 || body == nullptr || cond == nullptr ||
+          body->num_parameters() != 1 || cond->num_parameters() != 1) {
+        return "while without one operand, or a body and a condition of one "
+               "parameter each";
+      }
+      std::string m = differ(shape, operands[0]->shape(), "while");
+      if (m.empty()) m = differ(body->parameter(0)->shape(), shape, "the body parameter");
+      if (m.empty()) {
+        m = differ(cond->parameter(0)->shape(), shape, "the condition parameter");
+      }
+      if (m.empty()) m = differ(shape, body->root()->shape(), "while (from its body root)");
+      return m;
+    }
+    case HloOpcode::kCall: {
+      const Computation* callee = instr.CalledComputation("to_apply");
+      if (callee == nullptr ||
+          callee->num_parameters() != static_cast<int64_t>(operands.size())) {
+        return "call whose operands do not match its callee's parameters";
+      }
+      for (size_t i = 0; i < operands.size(); ++i) {
+        std::string m = differ(callee->parameter(i)->shape(), operands[i]->shape(),
+                               absl::StrCat("parameter ", i, " of '",
+                                            callee->name(), "'"));
+        if (!m.empty()) return m;
+      }
+      return differ(shape, callee->root()->shape(), "call (from its callee's root)");
+    }
+    case HloOpcode::kConditional: {
+      const auto& branches = instr.called_computations();
+      if (operands.size() != branches.size() + 1) {
+        return "conditional whose operands do not match its branches";
+      }
+      for (size_t b = 0; b < branches.size(); ++b) {
+        if (branches[b]->num_parameters() != 1) {
+          return absl::StrCat("branch '", branches[b]->name(),
+                              "' without exactly one parameter");
+        }
+        std::string m = differ(branches[b]->parameter(0)->shape(),
+                               operands[b + 1]->shape(),
+                               absl::StrCat("the parameter of branch '",
+                                            branches[b]->name(), "'"));
+        if (m.empty()) {
+          m = differ(shape, branches[b]->root()->shape(),
+                     absl::StrCat("conditional (from the root of '",
+                                  branches[b]->name(), "')"));
+        }
+        if (!m.empty()) return m;
+      }
+      return "";
+    }
+    default:
+      return "";
+  }
+}
+
 Module::Module() = default;
 
 Computation* Module::FindComputation(absl::string_view name) const {

@@ -654,6 +654,18 @@ absl::StatusOr<bool> Legalizer::ProcessAnnotation(Instruction* instruction) {
     // Cannot go down: swap above its MoveToHost if that is its operand.
     Instruction* mth = copy->operand(0);
     if (!IsMoveToHost(mth)) continue;
+    // The copy is about to read the MoveToHost's operand in its place: with
+    // an operand of another shape it would change dimensions (XLA fails the
+    // MoveToHost's shape check later, when it is replaced by its operand).
+    if (!shape_util::Compatible(mth->shape(), mth->operand(0)->shape())) {
+      return Fail(DiagCode::kHO1008, absl::StatusCode::kInternal,
+                  absl::StrCat("MoveToHost \"", mth->name(), "\" has shape ",
+                               ShapeToString(mth->shape()),
+                               " but its operand has shape ",
+                               ShapeToString(mth->operand(0)->shape()),
+                               "; the copy after it cannot be moved above it"),
+                  mth);
+    }
     copy->ReplaceAllUsesWith(mth);
     copy->ReplaceOperandWith(0, mth->operand(0));
     mth->ReplaceOperandWith(0, copy);

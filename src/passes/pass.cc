@@ -65,6 +65,43 @@ const std::vector<absl::string_view>& DefaultPipeline() {
   return kPipeline;
 }
 
+namespace {
+
+// What XLA's verifier would check after a pass, as far as the printed module
+// depends on it: the entry root matches entry_computation_layout, and shapes
+// that flow through instructions unchanged agree. A pass that broke either
+// would print a module that does not parse; it is refused (HO9002) instead.
+absl::Status VerifyAfterPass(const Module& module, absl::string_view pass,
+                             const PassContext& context) {
+  auto refuse = [&](const Instruction* instr, std::string what) {
+    Diagnostic d = MakeDiagnostic(
+        DiagCode::kHO9002, absl::StrCat("after ", pass, ", ", what), instr);
+    absl::Status status = ToXlaStatus(d);
+    if (context.diagnostics) context.diagnostics->Emit(std::move(d));
+    return status;
+  };
+  const Instruction* root = module.entry()->root();
+  const Shape& declared = module.entry_computation_layout().result;
+  if (!shape_util::Compatible(declared, root->shape())) {
+    return refuse(root, absl::StrCat("the entry root '", root->name(),
+                                     "' has shape ", ShapeToString(root->shape()),
+                                     " but entry_computation_layout says ",
+                                     ShapeToString(declared)));
+  }
+  for (const auto& comp : module.computations()) {
+    for (const auto& instr : comp->raw_instructions()) {
+      if (instr->IsDead()) continue;
+      std::string mismatch = ForwardedShapeMismatch(*instr);
+      if (!mismatch.empty()) {
+        return refuse(instr.get(), absl::StrCat("'", instr->name(), "': ", mismatch));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<bool> RunPasses(Module& module,
                                const std::vector<absl::string_view>& passes,
                                const PassContext& context) {
@@ -80,23 +117,7 @@ absl::StatusOr<bool> RunPasses(Module& module,
     if (!result.ok()) return result.status();
     changed |= *result;
     module.Sweep();
-    // A module whose entry root no longer matches entry_computation_layout
-    // would print as text that does not parse (XLA's verifier rejects it
-    // too): refuse it rather than write it.
-    const Instruction* root = module.entry()->root();
-    const Shape& declared = module.entry_computation_layout().result;
-    if (!shape_util::Compatible(declared, root->shape())) {
-      Diagnostic d = MakeDiagnostic(
-          DiagCode::kHO9002,
-          absl::StrCat("after ", name, ", the entry root '", root->name(),
-                       "' has shape ", ShapeToString(root->shape()),
-                       " but entry_computation_layout says ",
-                       ShapeToString(declared)),
-          root);
-      absl::Status status = ToXlaStatus(d);
-      if (context.diagnostics) context.diagnostics->Emit(std::move(d));
-      return status;
-    }
+    if (auto s = VerifyAfterPass(module, name, context); !s.ok()) return s;
   }
   return changed;
 }

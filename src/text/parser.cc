@@ -387,6 +387,14 @@ class Parser {
   absl::Status ParseInstruction(Computation& comp, bool& saw_root);
   absl::Status ParseAttribute(Instruction& instr);
   absl::Status Finish(Module& module);
+  // The shapes that flow unchanged through `instr` agree, ignoring layouts
+  // (XLA's HloVerifier demands the same): get-tuple-element and its tuple
+  // element, tuple and its operands, copy / opt-barrier / dynamic-update-slice
+  // and their operand, while / call / conditional and their computations'
+  // parameters and roots. The passes forward layouts and memory spaces along
+  // these edges, and a mismatch made them write a layout of one rank onto a
+  // shape of another. Runs after the structural checks of Finish.
+  absl::Status CheckForwardedShapes(const Instruction& instr);
 
   absl::string_view text_;
   ParseOptions options_;
@@ -1525,6 +1533,13 @@ absl::Status Parser::ParseComputation(Module& module) {
   return absl::OkStatus();
 }
 
+absl::Status Parser::CheckForwardedShapes(const Instruction& instr) {
+  std::string mismatch = ForwardedShapeMismatch(instr);
+  if (mismatch.empty()) return absl::OkStatus();
+  return ErrorAt(def_pos_[&instr],
+                 absl::StrCat("'", instr.name_, "': ", mismatch));
+}
+
 absl::Status Parser::Finish(Module& module) {
   if (module.computations_.empty()) {
     return Error("the module has no computations");
@@ -1736,6 +1751,7 @@ absl::Status Parser::Finish(Module& module) {
           break;
       }
       if (!st.ok()) return st;
+      if (auto s = CheckForwardedShapes(*instr); !s.ok()) return s;
     }
   }
   // Recursion check over the call graph (iterative DFS).

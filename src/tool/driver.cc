@@ -327,6 +327,24 @@ ModuleResult ProcessChunk(const std::string& path, const InputChunk& chunk,
   return result;
 }
 
+// Before a file is replaced by what was printed from it (`opt x -o x`),
+// checks that the text reads back: a module that does not parse is a defect
+// of hlo-offload, and the file it would replace is the only copy. (`fix`
+// re-checks its output anyway.)
+absl::Status CheckReadsBack(absl::string_view printed) {
+  for (const InputChunk& chunk : SplitInput(printed, true)) {
+    auto module = ParseHloModule(chunk.text, ParseOptions{"<output>", 0});
+    if (!module.ok()) {
+      absl::string_view why = module.status().message();
+      return absl::InternalError(absl::StrCat(
+          "the rewritten module does not parse, so the input is left as it "
+          "was (please report this): ",
+          why.substr(0, why.find('\n'))));
+    }
+  }
+  return absl::OkStatus();
+}
+
 void AddOffloadFlags(CLI::App* app, CommonOptions& options) {
   app->add_flag("--disable-automatic-host-compute-offload",
                 options.offload.disable_automatic_host_compute_offload,
@@ -680,7 +698,20 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
   if (print && exit_code == 0) {
     if (options->output.empty() || options->output == "-") {
       out << printed;
-    } else if (auto s = WriteFileAtomically(options->output, printed); !s.ok()) {
+      return exit_code;
+    }
+    bool replaces_input = false;
+    for (const std::string& file : *files) {
+      std::error_code ec;
+      replaces_input |= std::filesystem::equivalent(file, options->output, ec);
+    }
+    if (replaces_input && !strategy) {
+      if (auto s = CheckReadsBack(printed); !s.ok()) {
+        err << "hlo-offload: error: internal error: " << s.message() << "\n";
+        return static_cast<int>(ExitCode::kDiagnosed);
+      }
+    }
+    if (auto s = WriteFileAtomically(options->output, printed); !s.ok()) {
       err << "hlo-offload: error: " << s.message() << "\n";
       return static_cast<int>(ExitCode::kUsage);
     }

@@ -162,6 +162,17 @@ def built_cases(rng):
         ("gte-of-array", module(
             b"ENTRY e {\n  p = f32[] parameter(0)\n"
             b"  ROOT g = f32[] get-tuple-element(p), index=0\n}\n")),
+        ("gte-shape-mismatch", module(
+            b"ENTRY e {\n  p = (f32[8,32]{1,0}, f32[]) parameter(0)\n"
+            b"  ROOT g = f32[] get-tuple-element(p), index=0\n}\n")),
+        ("tuple-shape-mismatch", module(
+            b"ENTRY e {\n  p = f32[8]{0} parameter(0)\n"
+            b"  ROOT t = (f32[9]{0}) tuple(p)\n}\n")),
+        ("while-shape-mismatch", module(
+            b"c {\n  p = f32[8] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n\n"
+            b"b {\n  p = f32[8] parameter(0)\n  ROOT r = f32[] constant(1)\n}\n\n"
+            b"ENTRY e {\n  p = f32[8] parameter(0)\n"
+            b"  ROOT w = f32[8] while(p), condition=c, body=b\n}\n")),
         ("annotation-shape-mismatch", module(
             b"ENTRY e {\n  p = f32[4]{0} parameter(0)\n"
             b"  ROOT h = f32[5]{0} custom-call(p), custom_call_target=\"annotate_device_placement\", "
