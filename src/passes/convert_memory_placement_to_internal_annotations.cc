@@ -60,9 +60,9 @@ absl::StatusOr<bool> ConvertMemoryPlacementToInternalAnnotations::Run(
       call->set_sharding(instr->sharding());
       // Not printed (XLA does not copy it), but kept so that diagnostics can
       // name the user's line.
-      call->set_origin(instr->metadata(), instr->loc(),
-                       absl::StrCat(instr->name(), " (annotate_device_placement ",
-                                    *placement, ")"));
+      call->set_origin_from(
+          *instr, absl::StrCat(instr->name(), " (annotate_device_placement ",
+                               *placement, ")"));
       instr->ReplaceAllUsesWith(call);
       comp->RemoveInstructionAndUnusedOperands(instr);
       changed = true;

@@ -105,7 +105,7 @@ class Legalizer {
                                 const std::vector<Instruction*>& callers,
                                 const Instruction* at) {
     std::vector<std::string> names;
-    for (const Instruction* c : callers) names.push_back(c->name());
+    for (const Instruction* c : callers) names.emplace_back(c->name());
     return Fail(DiagCode::kHO1010, absl::StatusCode::kInvalidArgument,
                 absl::StrCat("Expected computation \"", comp->name(),
                              "\" to be called only by one caller and that "
@@ -212,7 +212,7 @@ absl::StatusOr<std::vector<InstrAndIndex>> Legalizer::WalkDown(
     auto callers = call_graph_.CallersOf(instr->parent());
     if (callers.size() != 1 || callers[0]->opcode() != HloOpcode::kWhile) {
       std::vector<std::string> names;
-      for (const Instruction* c : callers) names.push_back(c->name());
+      for (const Instruction* c : callers) names.emplace_back(c->name());
       return invalid(absl::StrCat(
           "Expected computation \"", instr->parent()->name(),
           "\" to be called only by one caller and that caller to be a While. "
@@ -490,7 +490,8 @@ absl::Status Legalizer::MoveCopyDown(const InstrAndIndex& copy_value) {
             CloneWithNewOperands(copy, after, {new_annotation}, instr->parent());
         Trace(absl::StrCat("Inserting copy \"", new_copy->name(), "\" after \"",
                            instr->name(), "\""));
-        std::vector<Instruction*> instr_users = instr->users();
+        std::vector<Instruction*> instr_users(instr->users().begin(),
+                                              instr->users().end());
         for (Instruction* use : instr_users) {
           if (use == new_copy || use == new_annotation) continue;
           instr->ReplaceUseWith(use, new_copy);
@@ -680,7 +681,7 @@ absl::StatusOr<bool> Legalizer::Run() {
   }
   if (context_.TraceOn(1)) {
     std::vector<std::string> names;
-    for (const Instruction* s : starts) names.push_back(s->name());
+    for (const Instruction* s : starts) names.emplace_back(s->name());
     Trace(absl::StrCat("Starting instructions for host memory offload: [",
                        absl::StrJoin(names, ", "), "]"));
   }

@@ -141,28 +141,70 @@ Instruction* Offloader::NewCopy(Instruction* operand, int64_t memory_space) {
   return copy;
 }
 
+// True when every array leaf of `shape` has a layout in `memory_space`.
+bool LeavesHaveMemorySpace(const Shape& shape, int64_t memory_space) {
+  if (shape.IsTuple()) {
+    for (const Shape& sub : shape.tuple_shapes) {
+      if (!LeavesHaveMemorySpace(sub, memory_space)) return false;
+    }
+    return true;
+  }
+  return !shape.IsArray() ||
+         (shape.has_layout && shape.layout.memory_space == memory_space);
+}
+
 void Offloader::SetMemorySpace(Instruction* instr, const ShapeIndex& index,
                                int64_t memory_space) {
-  Shape* sub = shape_util::TryGetMutableSubshape(*instr->mutable_shape(), index);
-  if (sub == nullptr) return;
+  const Shape* current = shape_util::TryGetSubshape(instr->shape(), index);
+  if (current == nullptr || LeavesHaveMemorySpace(*current, memory_space)) {
+    return;
+  }
+  // A new shape shared with the instructions that end up alike (the whole
+  // chain of a loop-carried offloaded value), not a private copy each.
+  Shape updated = instr->shape();
+  Shape* sub = shape_util::TryGetMutableSubshape(updated, index);
   if (shape_util::SetMemorySpaceOfLeaves(*sub, memory_space)) changed_ = true;
+  instr->set_shape(updated);
+}
+
+// True when some array leaf of `shape` is in host memory.
+bool HasHostLeaf(const Shape& shape) {
+  if (shape.IsTuple()) {
+    for (const Shape& sub : shape.tuple_shapes) {
+      if (HasHostLeaf(sub)) return true;
+    }
+    return false;
+  }
+  return shape.IsArray() && shape.has_layout &&
+         shape.layout.memory_space == kHostMemorySpace;
 }
 
 bool Offloader::RemoveHostMemorySpaceFromAllShapes() {
   bool changed = false;
+  // Shapes are shared between instructions: each distinct one is tested and
+  // rewritten once. Null: the shape has no host leaf.
+  absl::flat_hash_map<const Shape*, const Shape*> without_host;
   for (const auto& comp : module_.computations()) {
     for (const auto& instr : comp->raw_instructions()) {
-      ShapeIndex index;
-      shape_util::ForEachMutableSubshape(
-          *instr->mutable_shape(),
-          [&](Shape& sub, const ShapeIndex&) {
-            if (sub.IsArray() && sub.has_layout &&
-                sub.layout.memory_space == kHostMemorySpace) {
-              sub.layout.memory_space = kDefaultMemorySpace;
-              changed = true;
-            }
-          },
-          index);
+      const Shape* shape = &instr->shape();
+      auto [it, inserted] = without_host.try_emplace(shape, nullptr);
+      if (inserted && HasHostLeaf(*shape)) {
+        Shape updated = *shape;
+        ShapeIndex index;
+        shape_util::ForEachMutableSubshape(
+            updated,
+            [&](Shape& sub, const ShapeIndex&) {
+              if (sub.IsArray() && sub.has_layout &&
+                  sub.layout.memory_space == kHostMemorySpace) {
+                sub.layout.memory_space = kDefaultMemorySpace;
+              }
+            },
+            index);
+        it->second = module_.InternShape(updated);
+      }
+      if (it->second == nullptr) continue;
+      instr->set_shape(*it->second);
+      changed = true;
     }
   }
   return changed;
@@ -264,7 +306,7 @@ void Offloader::ReportOutputError(const IAS& start, const IAS& root,
                    ") is returned from the entry computation but the layout "
                    "for this output is not set to host memory."),
       start.instruction);
-  d.start = start.instruction->name();
+  d.start = std::string(start.instruction->name());
   d.output_index = root.shape_index;
   // The first-discovery (shortest) path from the start to the root.
   std::vector<IAS> hops = {root};
@@ -279,11 +321,12 @@ void Offloader::ReportOutputError(const IAS& start, const IAS& root,
     for (const IAS& hop : hops) context_.Trace(1, absl::StrCat("  ", hop.ToString()));
   }
   if (origin != nullptr && origin != start.instruction) {
-    d.path.push_back(PathHop{origin->origin_name(), origin->parent()->name(),
+    d.path.push_back(PathHop{std::string(origin->origin_name()),
+                             origin->parent()->name(),
                              {}, origin->loc()});
   }
   for (const IAS& hop : hops) {
-    d.path.push_back(PathHop{hop.instruction->name(),
+    d.path.push_back(PathHop{std::string(hop.instruction->name()),
                              hop.instruction->parent()->name(),
                              hop.shape_index, hop.instruction->loc()});
   }

@@ -2,9 +2,18 @@
 // whitespace and comments are skipped between tokens, attribute values that
 // no pass interprets are captured as balanced text, and all recursion is
 // bounded by kMaxDepth so that hostile input cannot exhaust the stack.
+//
+// Speed: the text is read once and nothing of it is copied in the common
+// case. Names and attribute values are views into the buffer (an attribute is
+// copied only when its whitespace needs normalising); a shape spelled as an
+// earlier one is looked up by its text instead of parsed again; operands are
+// resolved as they are read (definitions come first in printed HLO), with a
+// fix-up pass only for the rare forward reference; line numbers are computed
+// only for errors and diagnostics.
 #include "text/parser.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
 
@@ -17,23 +26,52 @@
 #include "absl/strings/str_join.h"
 
 namespace hloff {
+namespace {
 
 constexpr int kMaxDepth = 512;
 
-bool IsIdentStart(char c) {
-  return absl::ascii_isalpha(static_cast<unsigned char>(c)) || c == '_';
+// Character classes, one table lookup each.
+enum CharClass : uint8_t {
+  kIdentStart = 1,  // [A-Za-z_]
+  kIdentChar = 2,   // [A-Za-z0-9_.-]
+  kDigit = 4,
+  kSpace = 8,       // ' ' \t \n \r
+  kRawSpecial = 16,  // characters ParseRawValue must look at
+};
+
+constexpr std::array<uint8_t, 256> MakeClasses() {
+  std::array<uint8_t, 256> t{};
+  for (int c = 'a'; c <= 'z'; ++c) t[c] |= kIdentStart | kIdentChar;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] |= kIdentStart | kIdentChar;
+  for (int c = '0'; c <= '9'; ++c) t[c] |= kIdentChar | kDigit;
+  t['_'] |= kIdentStart | kIdentChar;
+  t['.'] |= kIdentChar;
+  t['-'] |= kIdentChar;
+  for (char c : {' ', '\t', '\n', '\r'}) t[static_cast<uint8_t>(c)] |= kSpace;
+  for (char c : {' ', '\t', '\n', '\r', '"', '\'', '/', '\0', '(', ')', '[', ']',
+                 '{', '}', ','}) {
+    t[static_cast<uint8_t>(c)] |= kRawSpecial;
+  }
+  return t;
 }
-bool IsIdentChar(char c) {
-  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' ||
-         c == '.' || c == '-';
+constexpr std::array<uint8_t, 256> kClasses = MakeClasses();
+
+inline bool Is(char c, uint8_t cls) {
+  return kClasses[static_cast<uint8_t>(c)] & cls;
 }
+
+}  // namespace
+
+bool IsIdentStart(char c) { return Is(c, kIdentStart); }
+bool IsIdentChar(char c) { return Is(c, kIdentChar); }
 
 class Parser {
  public:
   Parser(absl::string_view text, const ParseOptions& options)
       : text_(text), options_(options) {}
 
-  absl::StatusOr<std::unique_ptr<Module>> ParseModule();
+  absl::StatusOr<std::unique_ptr<Module>> ParseModule(
+      std::shared_ptr<const TextBuffer> buffer);
   absl::StatusOr<Shape> ParseStandaloneShape();
 
  private:
@@ -92,10 +130,13 @@ class Parser {
   absl::Status SkipSpace() {
     while (pos_ < text_.size()) {
       char c = text_[pos_];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (Is(c, kSpace)) {
         ++pos_;
       } else if (c == '/' && Peek(1) == '/') {
-        while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+        const void* nl =
+            std::memchr(text_.data() + pos_, '\n', text_.size() - pos_);
+        pos_ = nl == nullptr ? text_.size()
+                             : static_cast<const char*>(nl) - text_.data();
       } else if (c == '/' && Peek(1) == '*') {
         size_t end = text_.find("*/", pos_ + 2);
         if (end == absl::string_view::npos) {
@@ -116,6 +157,10 @@ class Parser {
     return Peek() == c;
   }
   bool Consume(char c) {
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
     if (!Next(c)) return false;
     ++pos_;
     return true;
@@ -140,9 +185,10 @@ class Parser {
   // An identifier (IDENT_START IDENT_CHAR*), without skipping space first.
   absl::string_view RawIdent() {
     size_t start = pos_;
-    if (pos_ < text_.size() && IsIdentStart(text_[pos_])) {
+    const size_t n = text_.size();
+    if (pos_ < n && Is(text_[pos_], kIdentStart)) {
       ++pos_;
-      while (pos_ < text_.size() && IsIdentChar(text_[pos_])) ++pos_;
+      while (pos_ < n && Is(text_[pos_], kIdentChar)) ++pos_;
     }
     return text_.substr(start, pos_ - start);
   }
@@ -151,11 +197,11 @@ class Parser {
     if (auto s = SkipSpace(); !s.ok()) return s;
     size_t start = pos_;
     bool percent = Peek() == '%';
-    if (percent) ++pos_;
     if (percent) {
+      ++pos_;
       // After `%` XLA accepts any identifier characters, digits first too.
       size_t s = pos_;
-      while (pos_ < text_.size() && IsIdentChar(text_[pos_])) ++pos_;
+      while (pos_ < text_.size() && Is(text_[pos_], kIdentChar)) ++pos_;
       if (pos_ == s) return ErrorAt(start, absl::StrCat("expected ", what));
       return text_.substr(s, pos_ - s);
     }
@@ -177,10 +223,7 @@ class Parser {
       ++pos_;
     }
     size_t digits = pos_;
-    while (pos_ < text_.size() &&
-           absl::ascii_isdigit(static_cast<unsigned char>(text_[pos_]))) {
-      ++pos_;
-    }
+    while (pos_ < text_.size() && Is(text_[pos_], kDigit)) ++pos_;
     if (pos_ == digits) {
       pos_ = start;
       if (AtEnd()) return Error("unexpected end of input, expected an integer");
@@ -188,7 +231,9 @@ class Parser {
     }
     absl::string_view num = text_.substr(digits, pos_ - digits);
     uint64_t value = 0;
-    if (!absl::SimpleAtoi(num, &value)) {
+    if (num.size() <= 18) {
+      for (char c : num) value = value * 10 + static_cast<uint64_t>(c - '0');
+    } else if (!absl::SimpleAtoi(num, &value)) {
       return ErrorAt(start, "integer out of range");
     }
     if (negative) {
@@ -196,6 +241,9 @@ class Parser {
         return ErrorAt(start, "integer out of range");
       }
       return static_cast<int64_t>(0 - value);
+    }
+    if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return static_cast<int64_t>(value);  // as the previous parser: wraps
     }
     return static_cast<int64_t>(value);
   }
@@ -220,24 +268,124 @@ class Parser {
     }
     return out;
   }
+  // The end of the quoted string starting at `pos` (one past the closing
+  // quote), or npos if it is unterminated.
+  size_t QuotedEnd(size_t pos) const {
+    const char quote = text_[pos];
+    const char* data = text_.data();
+    const size_t n = text_.size();
+    size_t i = pos + 1;
+    while (i < n) {
+      const char* q = static_cast<const char*>(std::memchr(data + i, quote, n - i));
+      if (q == nullptr) return absl::string_view::npos;
+      size_t qi = static_cast<size_t>(q - data);
+      const void* bs = std::memchr(data + i, '\\', qi - i);
+      if (bs == nullptr) return qi + 1;
+      // An escape before the quote: step over it and look again.
+      i = static_cast<size_t>(static_cast<const char*>(bs) - data) + 2;
+    }
+    return absl::string_view::npos;
+  }
   // Skips a quoted string starting at pos_ (raw scan). Returns false if
   // unterminated.
   bool SkipQuoted() {
-    char quote = text_[pos_++];
-    while (pos_ < text_.size() && text_[pos_] != quote) {
-      if (text_[pos_] == '\\') ++pos_;
-      ++pos_;
+    size_t end = QuotedEnd(pos_);
+    if (end == absl::string_view::npos) {
+      pos_ = text_.size();
+      return false;
     }
-    if (pos_ >= text_.size()) return false;
-    ++pos_;
+    pos_ = end;
     return true;
   }
 
   // Captures an attribute value as balanced text, whitespace outside strings
   // collapsed to one space and `//` comments dropped. Stops at a top-level
   // `,`, an unbalanced closer, or top-level whitespace not followed by `{`.
-  absl::StatusOr<std::string> ParseRawValue() {
+  // The result is a view into the input when no normalisation is needed (the
+  // usual case), else into the module's arena.
+  absl::StatusOr<absl::string_view> ParseRawValue() {
     if (auto s = SkipSpace(); !s.ok()) return s;
+    size_t start = pos_;
+    size_t end = ScanPlainRawValue(start);
+    if (end != absl::string_view::npos) {
+      pos_ = end;
+      return text_.substr(start, end - start);
+    }
+    auto slow = ParseRawValueSlow();
+    if (!slow.ok()) return slow.status();
+    if (*slow == text_.substr(start, slow->size())) {
+      return text_.substr(start, slow->size());
+    }
+    return Keep(*slow);
+  }
+  // The end of the raw value at `start` if its normalised form is exactly
+  // its text: single spaces only where normalisation keeps them, no comments,
+  // no errors. npos otherwise (ParseRawValueSlow then decides).
+  size_t ScanPlainRawValue(size_t start) {
+    const char* data = text_.data();
+    const size_t n = text_.size();
+    size_t i = start;
+    size_t depth = 0;
+    while (true) {
+      while (i < n && !Is(data[i], kRawSpecial)) ++i;
+      if (i >= n) return absl::string_view::npos;  // unbalanced or empty
+      char c = data[i];
+      switch (c) {
+        case '"':
+        case '\'': {
+          size_t e = QuotedEnd(i);
+          if (e == absl::string_view::npos) return e;
+          i = e;
+          continue;
+        }
+        case ' ':
+        case '\t':
+        case '\n':
+        case '\r': {
+          // Kept as is only where normalisation would keep it: one space
+          // inside brackets before something other than a closer, or at the
+          // top level before '{'. At the top level other whitespace ends the
+          // value.
+          if (i == start) return absl::string_view::npos;
+          size_t j = i;
+          while (j < n && Is(data[j], kSpace)) ++j;
+          char next = j < n ? data[j] : '\0';
+          if (next == '/' || next == '\0') return absl::string_view::npos;
+          bool single = c == ' ' && j == i + 1;
+          if (depth == 0) {
+            if (next != '{') return i;
+            if (!single) return absl::string_view::npos;
+          } else if (!single || next == '}' || next == ']' || next == ')') {
+            return absl::string_view::npos;
+          }
+          ++i;
+          continue;
+        }
+        case '(':
+        case '[':
+        case '{':
+          if (depth >= kMaxDepth) return absl::string_view::npos;
+          raw_stack_[depth++] = c == '(' ? ')' : c == '[' ? ']' : '}';
+          ++i;
+          continue;
+        case ')':
+        case ']':
+        case '}':
+          if (depth == 0) return i == start ? absl::string_view::npos : i;
+          if (raw_stack_[depth - 1] != c) return absl::string_view::npos;
+          --depth;
+          ++i;
+          continue;
+        case ',':
+          if (depth == 0) return i == start ? absl::string_view::npos : i;
+          ++i;
+          continue;
+        default:  // / NUL
+          return absl::string_view::npos;
+      }
+    }
+  }
+  absl::StatusOr<std::string> ParseRawValueSlow() {
     size_t start = pos_;
     std::string out;
     std::vector<char> stack;
@@ -301,6 +449,10 @@ class Parser {
     if (out.empty()) return ErrorAt(start, "expected an attribute value");
     return out;
   }
+  // Text that must outlive the parse: copied into the module's arena.
+  absl::string_view Keep(absl::string_view text) {
+    return module_->arena().CopyString(text);
+  }
 
   // ---- shapes ----
   absl::StatusOr<Shape> ParseShapeAt(int depth);
@@ -311,11 +463,19 @@ class Parser {
     if (Peek() == '(') return true;
     size_t save = pos_;
     absl::string_view ident = RawIdent();
-    bool is_type = !ident.empty() && ParsePrimitiveType(ident).has_value() &&
-                   Peek() == '[';
+    bool is_type = !ident.empty() && Peek() == '[' &&
+                   ParsePrimitiveType(ident).has_value();
     pos_ = save;
     return is_type;
   }
+  // The end of the shape text at `start` as ParseShapeAt would read it, or
+  // npos when the text is unusual (comments, line breaks) or malformed.
+  size_t ScanShapeExtent(size_t start) const;
+  // A shape seen before with the same spelling, consumed; nullptr if none.
+  Shape* FindSharedShape();
+  // Parses the shape at pos_ (which must look like one) into the module,
+  // sharing it with later identical text.
+  absl::StatusOr<Shape*> ParseSharedShape();
 
   // ---- module pieces ----
   absl::Status ParseHeader(Module& module);
@@ -325,12 +485,17 @@ class Parser {
   absl::Status ParseInstruction(Computation& comp, bool& saw_root);
   absl::Status ParseAttribute(Instruction& instr);
   absl::Status Finish(Module& module);
+  // Where the name of `instr` starts (after `ROOT`), for errors.
+  size_t NamePos(const Instruction* instr);
+  absl::Status CheckCycles(Computation& comp);
 
   absl::string_view text_;
   ParseOptions options_;
   size_t pos_ = 0;
   std::vector<size_t> line_starts_;
   absl::Status error_;
+  Module* module_ = nullptr;
+  std::array<char, kMaxDepth> raw_stack_;
 
   // Pending name resolutions.
   struct PendingOperand {
@@ -342,7 +507,7 @@ class Parser {
   struct PendingCall {
     Instruction* instr;
     size_t index;
-    std::string name;
+    absl::string_view name;
     size_t pos;
   };
   std::vector<PendingCall> pending_calls_;
@@ -350,11 +515,93 @@ class Parser {
   absl::flat_hash_map<absl::string_view, Instruction*> scope_;
   std::vector<PendingOperand> pending_operands_;
   std::vector<PendingOperand> pending_control_;
-  absl::flat_hash_map<const Instruction*, size_t> def_pos_;
-  absl::flat_hash_map<const Computation*, size_t> comp_pos_;
-  // Owned storage for names read out of attribute values.
-  std::vector<std::unique_ptr<std::string>> new_names_;
+  bool needs_cycle_check_ = false;
+  absl::flat_hash_map<absl::string_view, Shape*> shapes_by_text_;
+  // Scratch space of the instruction being parsed.
+  std::vector<Instruction*> operand_scratch_;
+  std::vector<Attribute> attr_scratch_;
+  size_t called_count_ = 0;
 };
+
+size_t Parser::ScanShapeExtent(size_t start) const {
+  const char* data = text_.data();
+  const size_t n = text_.size();
+  constexpr size_t npos = absl::string_view::npos;
+  size_t i = start;
+  if (i >= n) return npos;
+  if (data[i] == '(') {
+    // A tuple ends at its matching parenthesis; the parser reads nothing
+    // after it.
+    int depth = 0;
+    for (; i < n; ++i) {
+      char c = data[i];
+      if (c == '(') {
+        ++depth;
+      } else if (c == ')') {
+        if (--depth == 0) return i + 1;
+      } else if (c == '\n' || c == '"' || c == '\'' ||
+                 (c == '/' && i + 1 < n && data[i + 1] == '/')) {
+        return npos;
+      }
+    }
+    return npos;
+  }
+  if (!Is(data[i], kIdentStart)) return npos;
+  ++i;
+  while (i < n && Is(data[i], kIdentChar)) ++i;
+  if (i >= n || data[i] != '[') return npos;
+  ++i;
+  bool empty = true;
+  for (; i < n && data[i] != ']'; ++i) {
+    char c = data[i];
+    if (c == '/' || c == '\n' || c == '\0' || c == '(' || c == '{') return npos;
+    if (c != ' ') empty = false;
+  }
+  if (i >= n) return npos;
+  ++i;  // ']'
+  const size_t after_dims = i;
+  // As ParseShapeAt: a '{' after the dimensions is a layout only if an
+  // integer, ':' or (for a scalar) '}' follows.
+  while (i < n && Is(data[i], kSpace)) ++i;
+  if (i < n && data[i] == '/') return npos;
+  if (i >= n || data[i] != '{') return after_dims;
+  ++i;
+  while (i < n && Is(data[i], kSpace)) ++i;
+  if (i < n && data[i] == '/') return npos;
+  char c = i < n ? data[i] : '\0';
+  if (!(Is(c, kDigit) || c == ':' || (c == '}' && empty))) return after_dims;
+  for (; i < n; ++i) {
+    char d = data[i];
+    if (d == '}') return i + 1;
+    if (d == '/' || d == '\n' || d == '"' || d == '{' || d == '\0') return npos;
+  }
+  return npos;
+}
+
+Shape* Parser::FindSharedShape() {
+  if (!SkipSpace().ok()) return nullptr;
+  size_t end = ScanShapeExtent(pos_);
+  if (end == absl::string_view::npos) return nullptr;
+  auto it = shapes_by_text_.find(text_.substr(pos_, end - pos_));
+  if (it == shapes_by_text_.end()) return nullptr;
+  pos_ = end;
+  return it->second;
+}
+
+absl::StatusOr<Shape*> Parser::ParseSharedShape() {
+  if (auto s = SkipSpace(); !s.ok()) return s;
+  size_t start = pos_;
+  size_t end = ScanShapeExtent(start);
+  auto shape = ParseShapeAt(0);
+  if (!shape.ok()) return shape.status();
+  auto owned = std::make_unique<Shape>(std::move(*shape));
+  Shape* raw = owned.get();
+  module_->shapes_.push_back(std::move(owned));
+  if (end != absl::string_view::npos && pos_ == end) {
+    shapes_by_text_.emplace(text_.substr(start, end - start), raw);
+  }
+  return raw;
+}
 
 absl::StatusOr<Shape> Parser::ParseShapeAt(int depth) {
   if (depth > kMaxDepth) return Error("shape nesting too deep");
@@ -630,8 +877,7 @@ absl::Status Parser::ParseHeader(Module& module) {
     }
     auto value = ParseRawValue();
     if (!value.ok()) return value.status();
-    module.header_attributes_.push_back(
-        RawAttribute{std::string(attr), std::move(*value)});
+    module.header_attributes_.push_back(RawAttribute{attr, *value});
   }
   if (!module.entry_layout_.from_header) {
     // XLA prints it right after these attributes.
@@ -734,99 +980,115 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
     if (!error_.ok()) return error_;
     return Error(absl::StrCat("expected '=' after attribute name '", attr, "'"));
   }
-  for (const AttrSlot& slot : instr.attr_slots_) {
-    if (slot.name == attr) {
+  for (const Attribute& a : attr_scratch_) {
+    if (a.name() == attr) {
       return ErrorAt(attr_pos, absl::StrCat("duplicate attribute '", attr, "'"));
     }
   }
+  if (attr.size() > 0xffff) return ErrorAt(attr_pos, "attribute name too long");
   if (auto s = SkipSpace(); !s.ok()) return s;
   size_t value_pos = pos_;
   auto value = ParseRawValue();
   if (!value.ok()) return value.status();
   absl::string_view v = *value;
 
-  // Sub-parser over the captured value text.
-  auto names_in = [&](absl::string_view list) {
-    std::vector<std::string> names;
-    std::string current;
-    for (char c : list) {
+  // Sub-parser over the captured value text: the names in a list.
+  auto names_in = [](absl::string_view list) {
+    absl::InlinedVector<absl::string_view, 4> names;
+    size_t begin = 0;
+    for (size_t i = 0; i <= list.size(); ++i) {
+      char c = i < list.size() ? list[i] : ' ';
       if (c == '{' || c == '}' || c == ',' || c == ' ' || c == '%') {
-        if (!current.empty()) names.push_back(std::move(current));
-        current.clear();
-        continue;
+        if (i > begin) names.push_back(list.substr(begin, i - begin));
+        begin = i + 1;
       }
-      current += c;
     }
-    if (!current.empty()) names.push_back(std::move(current));
     return names;
   };
   auto bad = [&](absl::string_view what) {
     return ErrorAt(value_pos,
                    absl::StrCat("malformed ", attr, " attribute: ", what));
   };
+  // The attribute as printed text, `name=value`: a view into the input when
+  // it is spelled that way there.
+  auto as_text = [&](AttrKind kind) {
+    absl::string_view text;
+    if (attr.data() + attr.size() + 1 == v.data() &&
+        v.data() >= text_.data() && v.data() + v.size() <= text_.data() + text_.size()) {
+      text = absl::string_view(attr.data(), attr.size() + 1 + v.size());
+    } else {
+      text = Keep(absl::StrCat(attr, "=", v));
+    }
+    return Attribute::Text(text, attr.size(), kind);
+  };
+  auto add_called = [&](absl::string_view name, bool is_list,
+                        absl::Span<const absl::string_view> names) {
+    auto* called = module_->arena().New<Attribute::Called>();
+    called->name = name;
+    called->first = static_cast<uint32_t>(called_count_);
+    called->count = static_cast<uint32_t>(names.size());
+    called->is_list = is_list;
+    for (absl::string_view n : names) {
+      pending_calls_.push_back(PendingCall{&instr, called_count_++, n, value_pos});
+    }
+    attr_scratch_.push_back(Attribute::CalledList(called));
+  };
 
-  static const char* const kSingleComputation[] = {
-      "to_apply", "calls", "condition", "body", "true_computation",
-      "false_computation", "select", "scatter"};
-  for (const char* name : kSingleComputation) {
-    if (attr != name) continue;
-    if (v.front() == '{' && attr != "calls") {
-      return bad("inline computations are not supported");
+  switch (attr.size()) {
+    case 4:  // body
+    case 5:  // calls
+    case 6:  // select
+    case 7:  // scatter
+    case 8:  // to_apply
+    case 9:  // condition
+    case 16:  // true_computation
+    case 17: {  // false_computation
+      static const char* const kSingleComputation[] = {
+          "to_apply", "calls", "condition", "body", "true_computation",
+          "false_computation", "select", "scatter"};
+      for (const char* name : kSingleComputation) {
+        if (attr != name) continue;
+        if (v.front() == '{' && attr != "calls") {
+          return bad("inline computations are not supported");
+        }
+        auto names = names_in(v);
+        if (names.size() != 1 && !(attr == "calls" && !names.empty())) {
+          return bad("expected one computation name");
+        }
+        add_called(attr, v.front() == '{', names);
+        return absl::OkStatus();
+      }
+      break;
     }
-    auto names = names_in(v);
-    if (names.size() != 1 && !(attr == "calls" && !names.empty())) {
-      return bad("expected one computation name");
-    }
-    AttrSlot slot{AttrKind::kCalledComputations, std::string(attr)};
-    slot.first = instr.called_computations_.size();
-    slot.count = names.size();
-    slot.is_list = v.front() == '{';
-    for (auto& n : names) {
-      pending_calls_.push_back(PendingCall{&instr,
-                                           instr.called_computations_.size(),
-                                           n, value_pos});
-      instr.called_computations_.push_back(nullptr);
-    }
-    instr.attr_slots_.push_back(std::move(slot));
-    return absl::OkStatus();
+    default:
+      break;
   }
   if (attr == "branch_computations" || attr == "called_computations") {
     if (v.front() != '{') return bad("expected '{'");
-    auto names = names_in(v);
-    AttrSlot slot{AttrKind::kCalledComputations, std::string(attr)};
-    slot.first = instr.called_computations_.size();
-    slot.count = names.size();
-    slot.is_list = true;
-    for (auto& n : names) {
-      pending_calls_.push_back(PendingCall{&instr,
-                                           instr.called_computations_.size(),
-                                           n, value_pos});
-      instr.called_computations_.push_back(nullptr);
-    }
-    instr.attr_slots_.push_back(std::move(slot));
+    add_called(attr, true, names_in(v));
     return absl::OkStatus();
   }
   if (attr == "control-predecessors") {
     if (v.front() != '{') return bad("expected '{'");
-    for (auto& n : names_in(v)) {
-      // Keep a view into the value text: store it in an owned buffer.
-      pending_control_.push_back(PendingOperand{
-          &instr, 0, *new_names_.emplace_back(std::make_unique<std::string>(n)),
-          value_pos});
+    for (absl::string_view n : names_in(v)) {
+      pending_control_.push_back(PendingOperand{&instr, 0, n, value_pos});
     }
-    instr.attr_slots_.push_back(
-        AttrSlot{AttrKind::kControlPredecessors, std::string(attr)});
+    needs_cycle_check_ = true;
+    attr_scratch_.push_back(
+        Attribute::Named(attr, AttrKind::kControlPredecessors));
     return absl::OkStatus();
   }
   if (attr == "custom_call_target") {
     if (v.front() != '"' && v.front() != '\'') return bad("expected a string");
-    std::string out, err;
-    if (!absl::CUnescape(v.substr(1, v.size() - 2), &out, &err)) {
-      return bad(err);
+    absl::string_view body = v.substr(1, v.size() - 2);
+    if (body.find('\\') == absl::string_view::npos) {
+      instr.payload().custom_call_target = body;
+    } else {
+      std::string out, err;
+      if (!absl::CUnescape(body, &out, &err)) return bad(err);
+      instr.payload().custom_call_target = Keep(out);
     }
-    instr.custom_call_target_ = std::move(out);
-    instr.attr_slots_.push_back(
-        AttrSlot{AttrKind::kCustomCallTarget, std::string(attr)});
+    attr_scratch_.push_back(Attribute::Named(attr, AttrKind::kCustomCallTarget));
     return absl::OkStatus();
   }
   if (attr == "index" && instr.opcode_ == HloOpcode::kGetTupleElement) {
@@ -834,13 +1096,14 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
     if (!absl::SimpleAtoi(v, &index) || index < 0) {
       return bad("expected a non-negative integer");
     }
-    instr.tuple_index_ = index;
-    instr.attr_slots_.push_back(AttrSlot{AttrKind::kIndex, std::string(attr)});
+    instr.index_ = index;
+    attr_scratch_.push_back(Attribute::Named(attr, AttrKind::kIndex));
     return absl::OkStatus();
   }
   if (attr == "frontend_attributes") {
     if (v.front() != '{' || v.back() != '}') return bad("expected '{...}'");
-    // key=value pairs; values are strings or balanced {...} blobs.
+    // Validate: key=value pairs; values are strings or balanced {...} blobs.
+    // The pairs are split when first asked for.
     size_t i = 1;
     absl::string_view body = v.substr(0, v.size() - 1);
     while (i < body.size()) {
@@ -848,14 +1111,13 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
       if (i >= body.size()) break;
       size_t key_start = i;
       while (i < body.size() && body[i] != '=' && body[i] != ' ') ++i;
-      std::string key(body.substr(key_start, i - key_start));
+      bool key_empty = i == key_start;
       while (i < body.size() && body[i] == ' ') ++i;
-      if (i >= body.size() || body[i] != '=' || key.empty()) {
+      if (i >= body.size() || body[i] != '=' || key_empty) {
         return bad("expected key=value");
       }
       ++i;
       while (i < body.size() && body[i] == ' ') ++i;
-      size_t value_start = i;
       if (i < body.size() && (body[i] == '"' || body[i] == '\'')) {
         char q = body[i++];
         while (i < body.size() && body[i] != q) {
@@ -887,71 +1149,31 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
         return bad("expected a string value");
       }
       i = std::min(i, body.size());
-      instr.frontend_attributes_.emplace_back(
-          std::move(key), std::string(body.substr(value_start, i - value_start)));
     }
-    instr.raw_attributes_.push_back(RawAttribute{std::string(attr), *value});
-    instr.attr_slots_.push_back(
-        AttrSlot{AttrKind::kFrontendAttributes, std::string(attr),
-                 instr.raw_attributes_.size() - 1});
+    attr_scratch_.push_back(as_text(AttrKind::kFrontendAttributes));
     return absl::OkStatus();
   }
 
   // Everything else is printed back from its text; some are also read.
-  if (attr == "metadata") {
-    // Space- or comma-separated key=value items.
-    size_t i = 1;
-    while (i + 1 < v.size()) {
-      while (i < v.size() && (v[i] == ' ' || v[i] == ',')) ++i;
-      size_t key_start = i;
-      while (i < v.size() && v[i] != '=' && v[i] != ' ' && v[i] != '}') ++i;
-      absl::string_view key = v.substr(key_start, i - key_start);
-      if (i >= v.size() || v[i] != '=') break;
-      ++i;
-      size_t value_start = i;
-      std::string text;
-      if (i < v.size() && (v[i] == '"' || v[i] == '\'')) {
-        char q = v[i++];
-        while (i < v.size() && v[i] != q) {
-          if (v[i] == '\\') ++i;
-          ++i;
-        }
-        ++i;
-        std::string err;
-        absl::CUnescape(v.substr(value_start + 1, i - value_start - 2), &text,
-                        &err);
-      } else if (i < v.size() && v[i] == '{') {
-        while (i < v.size() && v[i] != '}') ++i;
-        ++i;
-      } else {
-        while (i < v.size() && v[i] != ' ' && v[i] != ',' && v[i] != '}') ++i;
-        text = std::string(v.substr(value_start, i - value_start));
-      }
-      int64_t number = 0;
-      if (key == "op_name") instr.metadata_.op_name = text;
-      if (key == "op_type") instr.metadata_.op_type = text;
-      if (key == "source_file") instr.metadata_.source_file = text;
-      if (key == "source_line" && absl::SimpleAtoi(text, &number)) {
-        instr.metadata_.source_line = number;
-      }
-      if (key == "stack_frame_id" && absl::SimpleAtoi(text, &number)) {
-        instr.metadata_.stack_frame_id = number;
-      }
-    }
-  } else if (attr == "dynamic_slice_sizes") {
-    for (auto& n : names_in(v)) {
+  if (attr == "dynamic_slice_sizes") {
+    absl::InlinedVector<int64_t, 8> sizes;
+    for (absl::string_view n : names_in(v)) {
       int64_t size = 0;
       if (!absl::SimpleAtoi(n, &size)) return bad("expected integers");
-      instr.dynamic_slice_sizes_.push_back(size);
+      sizes.push_back(size);
     }
+    Instruction::Payload& p = instr.payload();
+    p.dynamic_slice_sizes = module_->arena().CopyArray(sizes.data(), sizes.size());
+    p.dynamic_slice_size_count = static_cast<uint32_t>(sizes.size());
   } else if (attr == "slice") {
     // {[a:b], [a:b:s]}
+    absl::InlinedVector<Instruction::SliceDim, 4> dims;
     size_t i = 0;
     while ((i = v.find('[', i)) != absl::string_view::npos) {
       size_t close = v.find(']', i);
       if (close == absl::string_view::npos) return bad("expected ']'");
       absl::string_view range = v.substr(i + 1, close - i - 1);
-      std::vector<int64_t> parts;
+      absl::InlinedVector<int64_t, 3> parts;
       size_t start = 0;
       while (start <= range.size()) {
         size_t colon = range.find(':', start);
@@ -966,17 +1188,20 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
       if (parts.size() < 2 || parts.size() > 3) {
         return bad("expected [start:limit(:stride)]");
       }
-      instr.slice_dims_.push_back(
-          {parts[0], parts[1], parts.size() == 3 ? parts[2] : 1});
+      dims.push_back({parts[0], parts[1], parts.size() == 3 ? parts[2] : 1});
       i = close + 1;
     }
+    Instruction::Payload& p = instr.payload();
+    p.slice_dims = module_->arena().CopyArray(dims.data(), dims.size());
+    p.slice_dim_count = static_cast<uint32_t>(dims.size());
   } else if (attr == "async_execution_thread") {
     if (v.size() < 2 || (v.front() != '"' && v.front() != '\'')) {
       return bad("expected a string");
     }
-    instr.async_execution_thread_ = std::string(v.substr(1, v.size() - 2));
+    instr.payload().async_execution_thread = v.substr(1, v.size() - 2);
   } else if (attr == "output_to_operand_aliasing") {
     // {{out}: (operand, {in}), ...}
+    std::vector<Instruction::Aliasing> aliasing;
     size_t i = 1;
     while (true) {
       size_t open = v.find('{', i);
@@ -989,7 +1214,7 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
         return bad("expected {index}: (operand, {index})");
       }
       Instruction::Aliasing alias;
-      for (auto& n : names_in(v.substr(open, close - open + 1))) {
+      for (absl::string_view n : names_in(v.substr(open, close - open + 1))) {
         int64_t x;
         if (!absl::SimpleAtoi(n, &x)) return bad("expected integers");
         alias.output.push_back(x);
@@ -1001,20 +1226,30 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
                             &alias.operand)) {
         return bad("expected (operand, {index})");
       }
-      for (auto& n : names_in(inner.substr(comma + 1))) {
+      for (absl::string_view n : names_in(inner.substr(comma + 1))) {
         int64_t x;
         if (!absl::SimpleAtoi(n, &x)) return bad("expected integers");
         alias.operand_index.push_back(x);
       }
-      instr.output_to_operand_aliasing_.push_back(std::move(alias));
+      aliasing.push_back(std::move(alias));
       i = paren_close + 1;
     }
+    if (!aliasing.empty()) instr.rare().aliasing = std::move(aliasing);
   }
-  instr.raw_attributes_.push_back(RawAttribute{std::string(attr), *value});
-  instr.attr_slots_.push_back(AttrSlot{AttrKind::kRaw, std::string(attr),
-                                       instr.raw_attributes_.size() - 1});
-  if (attr == "sharding") instr.sharding_ = instr.raw_attributes_.back();
+  attr_scratch_.push_back(as_text(AttrKind::kRaw));
   return absl::OkStatus();
+}
+
+size_t Parser::NamePos(const Instruction* instr) {
+  size_t save = pos_;
+  pos_ = instr->offset_;
+  if (instr->flags_ & Instruction::kParsedAsRoot) {
+    pos_ += 4;  // "ROOT"
+    (void)SkipSpace();
+  }
+  size_t name_pos = pos_;
+  pos_ = save;
+  return name_pos;
 }
 
 absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
@@ -1031,19 +1266,19 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
     return Error(absl::StrCat("expected '=' after instruction name '", *name,
                               "'"));
   }
-  auto owned = std::make_unique<Instruction>();
-  Instruction* instr = owned.get();
-  instr->name_ = std::string(*name);
+  Instruction* instr = new (module_->arena().Allocate(
+      sizeof(Instruction), alignof(Instruction))) Instruction();
+  comp.instructions_.push_back(InstructionPtr(instr));
+  instr->name_ = *name;
   instr->parent_ = &comp;
-  instr->loc_ = LocAt(is_root ? start : name_pos);
-  if (scope_.contains(instr->name_)) {
+  instr->offset_ = static_cast<uint32_t>(is_root ? start : name_pos);
+  if (is_root) instr->flags_ |= Instruction::kParsedAsRoot;
+  auto [slot, inserted] = scope_.try_emplace(instr->name_, instr);
+  if (!inserted) {
     return ErrorAt(name_pos, absl::StrCat("duplicate instruction name '",
                                           *name, "' in computation '",
                                           comp.name_, "'"));
   }
-  scope_[instr->name_] = instr;
-  def_pos_[instr] = name_pos;
-  comp.parent_->ReserveName(instr->name_);
   if (is_root) {
     if (saw_root) {
       return ErrorAt(start, absl::StrCat("computation '", comp.name_,
@@ -1053,13 +1288,18 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
     comp.root_ = instr;
   }
 
-  if (!LooksLikeShape()) {
+  Shape* shape = FindSharedShape();
+  if (shape == nullptr) {
     if (!error_.ok()) return error_;
-    return Error("expected the instruction's shape");
+    if (!LooksLikeShape()) {
+      if (!error_.ok()) return error_;
+      return Error("expected the instruction's shape");
+    }
+    auto parsed = ParseSharedShape();
+    if (!parsed.ok()) return parsed.status();
+    shape = *parsed;
   }
-  auto shape = ParseShapeAt(0);
-  if (!shape.ok()) return shape.status();
-  instr->shape_ = std::move(*shape);
+  instr->SetShape(shape, /*owned=*/false);
 
   if (auto s = SkipSpace(); !s.ok()) return s;
   size_t opcode_pos = pos_;
@@ -1088,9 +1328,12 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
     return ErrorAt(opcode_pos, absl::StrCat("unknown opcode '", spelling, "'"));
   }
   instr->opcode_ = *opcode;
-  instr->opcode_spelling_ = std::string(spelling);
+  if (spelling != HloOpcodeString(*opcode)) {
+    instr->payload().opcode_spelling = spelling;
+  }
 
   if (auto s = Expect('(', "'(' after the opcode"); !s.ok()) return s;
+  operand_scratch_.clear();
   if (instr->opcode_ == HloOpcode::kParameter) {
     size_t num_pos = pos_;
     auto number = ParseInt();
@@ -1098,13 +1341,15 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
     if (*number < 0 || *number > (1 << 24)) {
       return ErrorAt(num_pos, "parameter number out of range");
     }
-    instr->parameter_number_ = *number;
+    instr->index_ = *number;
     if (auto s = Expect(')', "')'"); !s.ok()) return s;
   } else if (instr->opcode_ == HloOpcode::kConstant) {
     if (auto s = SkipSpace(); !s.ok()) return s;
-    // The literal: balanced text up to the matching ')'.
+    // The literal: balanced text up to the matching ')'. Kept as a view when
+    // it needs no normalisation.
     size_t lit_start = pos_;
     std::string literal;
+    bool plain = true;  // literal == text_[lit_start, pos_)
     int depth = 0;
     while (true) {
       if (pos_ >= text_.size()) {
@@ -1114,12 +1359,16 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
       if (c == '"' || c == '\'') {
         size_t s = pos_;
         if (!SkipQuoted()) return ErrorAt(s, "unterminated string");
-        absl::StrAppend(&literal, text_.substr(s, pos_ - s));
+        if (!plain) absl::StrAppend(&literal, text_.substr(s, pos_ - s));
         continue;
       }
       if (c == '\0') return Error("NUL byte in input");
       if (c == ' ' || c == '\n' || c == '\t' || c == '\r' ||
           (c == '/' && (Peek(1) == '/' || Peek(1) == '*'))) {
+        if (plain) {
+          literal.assign(text_.data() + lit_start, pos_ - lit_start);
+          plain = false;
+        }
         if (c == '/' && Peek(1) == '*') {
           size_t end = text_.find("*/", pos_ + 2);
           if (end == absl::string_view::npos) {
@@ -1142,18 +1391,26 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
         }
         --depth;
       }
-      literal += c;
+      if (!plain) literal += c;
       ++pos_;
     }
-    while (!literal.empty() && literal.back() == ' ') literal.pop_back();
-    instr->literal_text_ = std::move(literal);
+    if (plain) {
+      instr->payload().literal = text_.substr(lit_start, pos_ - lit_start);
+    } else {
+      while (!literal.empty() && literal.back() == ' ') literal.pop_back();
+      instr->payload().literal = Keep(literal);
+    }
     ++pos_;  // ')'
   } else if (!Consume(')')) {
     if (!error_.ok()) return error_;
     while (true) {
-      if (LooksLikeShape()) {
-        auto operand_shape = ParseShapeAt(0);
-        if (!operand_shape.ok()) return operand_shape.status();
+      // A typed operand: its shape is checked, then dropped.
+      if (FindSharedShape() == nullptr) {
+        if (!error_.ok()) return error_;
+        if (LooksLikeShape()) {
+          auto operand_shape = ParseSharedShape();
+          if (!operand_shape.ok()) return operand_shape.status();
+        }
       }
       if (!error_.ok()) return error_;
       if (auto s = SkipSpace(); !s.ok()) return s;
@@ -1169,10 +1426,24 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
             "compact get-tuple-element operands ('%x#0') are not supported; "
             "print the module without compact_gte");
       }
-      pending_operands_.push_back(PendingOperand{
-          instr, instr->operands_.size(), *operand, operand_pos});
-      instr->operands_.push_back(nullptr);
-      if (instr->operands_.size() > (1u << 24)) {
+      auto it = scope_.find(*operand);
+      if (it != scope_.end() && it->second != instr) {
+        Instruction* def = it->second;
+        operand_scratch_.push_back(def);
+        // Users in first-use order, each once: a repeat can only be this
+        // instruction, just added.
+        if (def->users_.empty() || def->users_.back() != instr) {
+          def->users_.push_back(instr);
+        }
+      } else {
+        // Defined later (or a self reference): resolved at the end of the
+        // computation.
+        pending_operands_.push_back(PendingOperand{
+            instr, operand_scratch_.size(), *operand, operand_pos});
+        operand_scratch_.push_back(nullptr);
+        needs_cycle_check_ = true;
+      }
+      if (operand_scratch_.size() > (1u << 24)) {
         return Error("too many operands");
       }
       if (Consume(',')) continue;
@@ -1182,25 +1453,77 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
       break;
     }
   }
+  instr->operands_ = module_->arena().CopyArray(operand_scratch_.data(),
+                                                operand_scratch_.size());
+  instr->operand_count_ = static_cast<uint32_t>(operand_scratch_.size());
+  attr_scratch_.clear();
+  called_count_ = 0;
   while (Consume(',')) {
     if (auto s = ParseAttribute(*instr); !s.ok()) return s;
   }
   if (!error_.ok()) return error_;
-  if (instr->opcode_ == HloOpcode::kGetTupleElement && instr->tuple_index_ < 0) {
+  if (attr_scratch_.size() > 0xffff) return Error("too many attributes");
+  instr->attributes_ = module_->arena().CopyArray(attr_scratch_.data(),
+                                                  attr_scratch_.size());
+  instr->attribute_count_ = static_cast<uint16_t>(attr_scratch_.size());
+  if (called_count_ > 0) {
+    Instruction::Payload& p = instr->payload();
+    p.called = module_->arena().NewArray<Computation*>(called_count_);
+    p.called_count = static_cast<uint32_t>(called_count_);
+  }
+  if (instr->opcode_ == HloOpcode::kGetTupleElement && instr->index_ < 0) {
     return ErrorAt(opcode_pos, "get-tuple-element needs an index= attribute");
   }
-  if (instr->opcode_ == HloOpcode::kCustomCall &&
-      instr->custom_call_target_.empty() &&
-      instr->FindRawAttribute("custom_call_target") == nullptr) {
+  if (instr->opcode_ == HloOpcode::kCustomCall) {
     bool has_target = false;
-    for (const AttrSlot& slot : instr->attr_slots_) {
-      has_target |= slot.kind == AttrKind::kCustomCallTarget;
+    for (const Attribute& a : instr->attributes()) {
+      has_target |= a.kind() == AttrKind::kCustomCallTarget;
     }
     if (!has_target) {
       return ErrorAt(opcode_pos, "custom-call needs a custom_call_target");
     }
   }
-  comp.instructions_.push_back(std::move(owned));
+  return absl::OkStatus();
+}
+
+absl::Status Parser::CheckCycles(Computation& comp) {
+  // Operands and control edges, iterative DFS over the traversal marks.
+  const uint32_t open = comp.NewTraversal();
+  const uint32_t done = open + 1;
+  std::vector<std::pair<Instruction*, size_t>> stack;
+  for (const auto& owned : comp.instructions_) {
+    if (owned->mark_ >= open) continue;
+    stack.assign(1, {owned.get(), 0});
+    owned->mark_ = open;
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      absl::Span<Instruction* const> ctrl = node->control_predecessors();
+      size_t n_ctrl = ctrl.size();
+      if (next < n_ctrl + node->operand_count_) {
+        Instruction* dep =
+            next < n_ctrl ? ctrl[next] : node->operands_[next - n_ctrl];
+        ++next;
+        if (dep->mark_ < open) {
+          dep->mark_ = open;
+          stack.emplace_back(dep, 0);
+        } else if (dep->mark_ == open) {
+          std::vector<absl::string_view> cycle;
+          bool in = false;
+          for (auto& [n, unused] : stack) {
+            in |= n == dep;
+            if (in) cycle.push_back(n->name_);
+          }
+          cycle.push_back(dep->name_);
+          return ErrorAt(NamePos(dep),
+                         absl::StrCat("cycle in computation '", comp.name_,
+                                      "': ", absl::StrJoin(cycle, " -> ")));
+        }
+        continue;
+      }
+      node->mark_ = done;
+      stack.pop_back();
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -1213,7 +1536,7 @@ absl::Status Parser::ParseComputation(Module& module) {
   auto comp = std::make_unique<Computation>();
   comp->name_ = std::string(*name);
   comp->parent_ = &module;
-  comp->loc_ = LocAt(start);
+  comp->offset_ = static_cast<uint32_t>(start);
   if (module.computation_by_name_.contains(comp->name_)) {
     return ErrorAt(start, absl::StrCat("duplicate computation name '", *name,
                                        "'"));
@@ -1247,9 +1570,8 @@ absl::Status Parser::ParseComputation(Module& module) {
     return s;
   }
   Computation* raw = comp.get();
-  module.computation_by_name_[raw->name_] = raw;
-  comp_pos_[raw] = start;
   module.computations_.push_back(std::move(comp));
+  module.computation_by_name_[raw->name_] = raw;
   if (is_entry) {
     if (module.entry_ != nullptr) {
       return ErrorAt(start, "more than one ENTRY computation");
@@ -1259,6 +1581,7 @@ absl::Status Parser::ParseComputation(Module& module) {
   scope_.clear();
   pending_operands_.clear();
   pending_control_.clear();
+  needs_cycle_check_ = false;
   bool saw_root = false;
   while (true) {
     if (auto s = SkipSpace(); !s.ok()) return s;
@@ -1277,7 +1600,7 @@ absl::Status Parser::ParseComputation(Module& module) {
                                        "' has no instructions"));
   }
   if (raw->root_ == nullptr) raw->root_ = raw->instructions_.back().get();
-  // Resolve operands within this computation.
+  // Operands defined after their use.
   for (const PendingOperand& p : pending_operands_) {
     auto it = scope_.find(p.name);
     if (it == scope_.end()) {
@@ -1286,7 +1609,17 @@ absl::Status Parser::ParseComputation(Module& module) {
                                          raw->name_, "'"));
     }
     p.instr->operands_[p.index] = it->second;
-    it->second->AddUser(p.instr);
+  }
+  if (!pending_operands_.empty()) {
+    // Users in first-use order: rebuild them in text order.
+    for (const auto& instr : raw->instructions_) instr->users_.clear();
+    for (const auto& instr : raw->instructions_) {
+      for (Instruction* op : instr->operands()) {
+        if (op->users_.empty() || op->users_.back() != instr.get()) {
+          op->users_.push_back(instr.get());
+        }
+      }
+    }
   }
   for (const PendingOperand& p : pending_control_) {
     auto it = scope_.find(p.name);
@@ -1294,17 +1627,17 @@ absl::Status Parser::ParseComputation(Module& module) {
       return ErrorAt(p.pos, absl::StrCat("undefined control predecessor '",
                                          p.name, "'"));
     }
-    p.instr->control_predecessors_.push_back(it->second);
-    it->second->control_successors_.push_back(p.instr);
+    p.instr->rare().control_predecessors.push_back(it->second);
+    it->second->rare().control_successors.push_back(p.instr);
   }
   // Parameters: numbers 0..n-1, each once.
   std::vector<Instruction*> params;
   for (const auto& instr : raw->instructions_) {
     if (instr->opcode_ != HloOpcode::kParameter) continue;
-    int64_t n = instr->parameter_number_;
+    int64_t n = instr->index_;
     if (n >= static_cast<int64_t>(params.size())) params.resize(n + 1, nullptr);
     if (params[n] != nullptr) {
-      return ErrorAt(def_pos_[instr.get()],
+      return ErrorAt(NamePos(instr.get()),
                      absl::StrCat("duplicate parameter number ", n,
                                   " in computation '", raw->name_, "'"));
     }
@@ -1317,42 +1650,10 @@ absl::Status Parser::ParseComputation(Module& module) {
     }
   }
   raw->params_ = std::move(params);
-  // Cycle check (operands and control edges), iterative.
-  {
-    absl::flat_hash_map<const Instruction*, uint8_t> state;
-    for (const auto& owned : raw->instructions_) {
-      if (state.contains(owned.get())) continue;
-      std::vector<std::pair<Instruction*, size_t>> stack = {{owned.get(), 0}};
-      state[owned.get()] = 1;
-      while (!stack.empty()) {
-        auto& [node, next] = stack.back();
-        size_t n_ctrl = node->control_predecessors_.size();
-        if (next < n_ctrl + node->operands_.size()) {
-          Instruction* dep = next < n_ctrl ? node->control_predecessors_[next]
-                                           : node->operands_[next - n_ctrl];
-          ++next;
-          auto it = state.find(dep);
-          if (it == state.end()) {
-            state[dep] = 1;
-            stack.emplace_back(dep, 0);
-          } else if (it->second == 1) {
-            std::vector<std::string> cycle;
-            bool in = false;
-            for (auto& [n, unused] : stack) {
-              in |= n == dep;
-              if (in) cycle.push_back(n->name_);
-            }
-            cycle.push_back(dep->name_);
-            return ErrorAt(def_pos_[dep],
-                           absl::StrCat("cycle in computation '", raw->name_,
-                                        "': ", absl::StrJoin(cycle, " -> ")));
-          }
-          continue;
-        }
-        state[node] = 2;
-        stack.pop_back();
-      }
-    }
+  // Without forward references or control edges every edge points to an
+  // earlier instruction: no cycle is possible.
+  if (needs_cycle_check_) {
+    if (auto s = CheckCycles(*raw); !s.ok()) return s;
   }
   // Optional `, execution_thread="host"` after the closing brace.
   size_t save = pos_;
@@ -1385,18 +1686,19 @@ absl::Status Parser::Finish(Module& module) {
       return ErrorAt(call.pos, absl::StrCat("use of undefined computation '",
                                             call.name, "'"));
     }
-    call.instr->called_computations_[call.index] = callee;
+    call.instr->payload_->called[call.index] = callee;
   }
   // Structural checks the passes rely on.
   for (const auto& comp : module.computations_) {
     for (const auto& owned : comp->instructions_) {
       Instruction* instr = owned.get();
       auto fail = [&](std::string what) {
-        return ErrorAt(def_pos_[instr], absl::StrCat("'", instr->name_, "': ", what));
+        return ErrorAt(NamePos(instr),
+                       absl::StrCat("'", instr->name_, "': ", what));
       };
       auto need_operands = [&](int64_t n) -> absl::Status {
         if (instr->operand_count() == n) return absl::OkStatus();
-        return fail(absl::StrCat(instr->opcode_spelling_, " expects ", n,
+        return fail(absl::StrCat(instr->opcode_spelling(), " expects ", n,
                                  " operand", n == 1 ? "" : "s", ", got ",
                                  instr->operand_count()));
       };
@@ -1421,23 +1723,26 @@ absl::Status Parser::Finish(Module& module) {
           break;
         }
         case HloOpcode::kConditional: {
-          int64_t branches = static_cast<int64_t>(instr->called_computations_.size());
+          int64_t branches =
+              static_cast<int64_t>(instr->called_computations().size());
           if (branches == 0) return fail("conditional needs branch computations");
           // Branch order is [true, false] for a predicate conditional.
-          const AttrSlot* t = nullptr;
-          const AttrSlot* f = nullptr;
-          for (AttrSlot& slot : instr->attr_slots_) {
-            if (slot.name == "true_computation") t = &slot;
-            if (slot.name == "false_computation") f = &slot;
+          Attribute::Called* t = nullptr;
+          Attribute::Called* f = nullptr;
+          for (const Attribute& a : instr->attributes()) {
+            if (a.kind() != AttrKind::kCalledComputations) continue;
+            auto* called = static_cast<Attribute::Called*>(
+                const_cast<void*>(a.data_));
+            if (a.name() == "true_computation") t = called;
+            if (a.name() == "false_computation") f = called;
           }
           if (t != nullptr && f != nullptr && t->first > f->first) {
-            std::swap(instr->called_computations_[t->first],
-                      instr->called_computations_[f->first]);
-            std::swap(const_cast<AttrSlot*>(t)->first,
-                      const_cast<AttrSlot*>(f)->first);
+            std::swap(instr->payload_->called[t->first],
+                      instr->payload_->called[f->first]);
+            std::swap(t->first, f->first);
           }
           st = need_operands(branches + 1);
-          for (Computation* branch : instr->called_computations_) {
+          for (Computation* branch : instr->called_computations()) {
             if (st.ok() && branch->num_parameters() != 1) {
               return fail(absl::StrCat("branch computation '", branch->name_,
                                        "' must take exactly one parameter"));
@@ -1446,12 +1751,14 @@ absl::Status Parser::Finish(Module& module) {
           break;
         }
         case HloOpcode::kFusion:
-          if (instr->called_computations_.empty()) return fail("fusion needs calls=");
+          if (instr->called_computations().empty()) {
+            return fail("fusion needs calls=");
+          }
           break;
         case HloOpcode::kAsyncStart:
-          if (!instr->called_computations_.empty() &&
+          if (!instr->called_computations().empty() &&
               instr->operand_count() >
-                  instr->called_computations_[0]->num_parameters()) {
+                  instr->called_computations()[0]->num_parameters()) {
             return fail("async-start has more operands than its computation "
                         "has parameters");
           }
@@ -1459,10 +1766,10 @@ absl::Status Parser::Finish(Module& module) {
         case HloOpcode::kGetTupleElement: {
           st = need_operands(1);
           if (!st.ok()) break;
-          const Shape& tuple = instr->operands_[0]->shape_;
+          const Shape& tuple = instr->operands_[0]->shape();
           if (!tuple.IsTuple() ||
-              instr->tuple_index_ >= static_cast<int64_t>(tuple.tuple_shapes.size())) {
-            return fail(absl::StrCat("index ", instr->tuple_index_,
+              instr->index_ >= static_cast<int64_t>(tuple.tuple_shapes.size())) {
+            return fail(absl::StrCat("index ", instr->index_,
                                      " is out of range for operand shape ",
                                      ShapeToString(tuple)));
           }
@@ -1495,7 +1802,7 @@ absl::Status Parser::Finish(Module& module) {
     auto callees = [](const Computation* c) {
       std::vector<Computation*> out;
       for (const auto& instr : c->instructions_) {
-        for (Computation* callee : instr->called_computations_) {
+        for (Computation* callee : instr->called_computations()) {
           out.push_back(callee);
         }
       }
@@ -1517,7 +1824,7 @@ absl::Status Parser::Finish(Module& module) {
             state[callee] = 1;
             stack.emplace_back(callee, callees(callee));
           } else if (it->second == 1) {
-            return ErrorAt(comp_pos_[callee],
+            return ErrorAt(callee->offset_,
                            absl::StrCat("computation '", callee->name_,
                                         "' calls itself (directly or through "
                                         "other computations)"));
@@ -1529,11 +1836,10 @@ absl::Status Parser::Finish(Module& module) {
       }
     }
   }
-  // Arrays without a layout get the default one, as XLA's parser does.
-  for (auto& comp : module.computations_) {
-    for (auto& instr : comp->instructions_) {
-      shape_util::SetDefaultLayoutsWhereMissing(instr->shape_);
-    }
+  // Arrays without a layout get the default one, as XLA's parser does (on
+  // each shape once: instructions share them).
+  for (auto& shape : module.shapes_) {
+    shape_util::SetDefaultLayoutsWhereMissing(*shape);
   }
   EntryComputationLayout& layout = module.entry_layout_;
   Computation* entry = module.entry_;
@@ -1541,7 +1847,7 @@ absl::Status Parser::Finish(Module& module) {
     for (Shape& s : layout.parameters) shape_util::SetDefaultLayoutsWhereMissing(s);
     shape_util::SetDefaultLayoutsWhereMissing(layout.result);
     if (layout.parameters.size() != entry->params_.size()) {
-      return ErrorAt(comp_pos_[entry],
+      return ErrorAt(entry->offset_,
                      absl::StrCat("entry_computation_layout has ",
                                   layout.parameters.size(),
                                   " parameters but the entry computation '",
@@ -1550,35 +1856,39 @@ absl::Status Parser::Finish(Module& module) {
     }
     for (size_t i = 0; i < layout.parameters.size(); ++i) {
       if (!shape_util::Compatible(layout.parameters[i],
-                                  entry->params_[i]->shape_)) {
-        return ErrorAt(def_pos_[entry->params_[i]],
+                                  entry->params_[i]->shape())) {
+        return ErrorAt(NamePos(entry->params_[i]),
                        absl::StrCat("parameter ", i, " has shape ",
-                                    ShapeToString(entry->params_[i]->shape_),
+                                    ShapeToString(entry->params_[i]->shape()),
                                     " but entry_computation_layout says ",
                                     ShapeToString(layout.parameters[i])));
       }
     }
-    if (!shape_util::Compatible(layout.result, entry->root_->shape_)) {
-      return ErrorAt(def_pos_[entry->root_],
+    if (!shape_util::Compatible(layout.result, entry->root_->shape())) {
+      return ErrorAt(NamePos(entry->root_),
                      absl::StrCat("the entry root has shape ",
-                                  ShapeToString(entry->root_->shape_),
+                                  ShapeToString(entry->root_->shape()),
                                   " but entry_computation_layout says ",
                                   ShapeToString(layout.result)));
     }
   } else {
     for (Instruction* param : entry->params_) {
-      layout.parameters.push_back(param->shape_);
+      layout.parameters.push_back(param->shape());
     }
-    layout.result = entry->root_->shape_;
+    layout.result = entry->root_->shape();
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
+absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModule(
+    std::shared_ptr<const TextBuffer> buffer) {
   if (text_.size() > (size_t{1} << 31)) {
     return ErrorAt(0, "input larger than 2 GiB");
   }
   auto module = std::make_unique<Module>();
+  module_ = module.get();
+  module->buffers_.push_back(std::move(buffer));
+  module->source_text_ = text_;
   module->source_path_ = options_.path;
   module->line_offset_ = options_.line_offset;
   if (auto s = SkipSpace(); !s.ok()) return s;
@@ -1605,8 +1915,19 @@ absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
 
 absl::StatusOr<std::unique_ptr<Module>> ParseHloModule(
     absl::string_view text, const ParseOptions& options) {
+  // The module's names point into the text: keep a copy with it.
+  std::shared_ptr<const TextBuffer> buffer =
+      TextBuffer::FromString(std::string(text));
+  absl::string_view copy = buffer->text();
+  Parser parser(copy, options);
+  return parser.ParseModule(std::move(buffer));
+}
+
+absl::StatusOr<std::unique_ptr<Module>> ParseHloModule(
+    std::shared_ptr<const TextBuffer> buffer, absl::string_view text,
+    const ParseOptions& options) {
   Parser parser(text, options);
-  return parser.ParseModule();
+  return parser.ParseModule(std::move(buffer));
 }
 
 absl::StatusOr<Shape> ParseShape(absl::string_view text) {

@@ -26,12 +26,20 @@ struct ParseOptions {
 };
 
 // Parses one HLO module from `text`. `text` must stay alive only during the
-// call. Errors are INVALID_ARGUMENT statuses whose message is a complete GNU
-// diagnostic: `path:line:col: error: <what>`, the source line and a caret.
-// Limits (each exceeding one is such an error): nesting depth 512 (tuples,
-// literals, attribute braces), 2^31 bytes of input.
+// call (the module keeps a copy: its names point into it). Errors are
+// INVALID_ARGUMENT statuses whose message is a complete GNU diagnostic:
+// `path:line:col: error: <what>`, the source line and a caret. Limits (each
+// exceeding one is such an error): nesting depth 512 (tuples, literals,
+// attribute braces), 2^31 bytes of input.
 absl::StatusOr<std::unique_ptr<Module>> ParseHloModule(
     absl::string_view text, const ParseOptions& options = {});
+
+// As above without a copy: `text` lies within `buffer`, which the module
+// keeps alive (several modules may share one buffer, e.g. the pieces of a
+// --split-input-file input).
+absl::StatusOr<std::unique_ptr<Module>> ParseHloModule(
+    std::shared_ptr<const TextBuffer> buffer, absl::string_view text,
+    const ParseOptions& options = {});
 
 // Parses a shape such as `f32[8,2]{1,0:S(5)}` or `(s32[], f32[4]{0})`.
 absl::StatusOr<Shape> ParseShape(absl::string_view text);

@@ -1,0 +1,107 @@
+// A bump allocator: the memory of a module's instructions, operand lists,
+// attributes and the strings passes create. Allocation is a pointer bump;
+// everything is freed at once when the arena dies (Binaryen's MixedArena,
+// LLVM's BumpPtrAllocator). Objects with non-trivial destructors placed here
+// must be destroyed by their owner.
+#ifndef HLO_OFFLOAD_IR_ARENA_H_
+#define HLO_OFFLOAD_IR_ARENA_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+
+namespace hloff {
+
+class Arena {
+ public:
+  Arena() = default;
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  ~Arena() {
+    for (char* block : blocks_) ::operator delete(block);
+  }
+
+  // `size` bytes aligned to `align` (a power of two, at most 16).
+  void* Allocate(size_t size, size_t align = alignof(std::max_align_t)) {
+    uintptr_t p = (reinterpret_cast<uintptr_t>(cur_) + align - 1) & ~(align - 1);
+    if (cur_ == nullptr || p + size > reinterpret_cast<uintptr_t>(end_)) {
+      return AllocateSlow(size, align);
+    }
+    cur_ = reinterpret_cast<char*>(p + size);
+    return reinterpret_cast<void*>(p);
+  }
+
+  // Constructs a T in the arena. Its destructor is not run by the arena.
+  template <typename T, typename... Args>
+  T* New(Args&&... args) {
+    return new (Allocate(sizeof(T), alignof(T))) T(std::forward<Args>(args)...);
+  }
+
+  // An array of `n` value-initialised Ts; T must be trivially destructible.
+  template <typename T>
+  T* NewArray(size_t n) {
+    static_assert(std::is_trivially_destructible_v<T>);
+    if (n == 0) return nullptr;
+    T* out = static_cast<T*>(Allocate(sizeof(T) * n, alignof(T)));
+    for (size_t i = 0; i < n; ++i) new (out + i) T();
+    return out;
+  }
+
+  // A copy of `items` in the arena; T must be trivially copyable.
+  template <typename T>
+  T* CopyArray(const T* items, size_t n) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (n == 0) return nullptr;
+    T* out = static_cast<T*>(Allocate(sizeof(T) * n, alignof(T)));
+    std::memcpy(out, items, sizeof(T) * n);
+    return out;
+  }
+
+  // A copy of `text` that lives as long as the arena.
+  absl::string_view CopyString(absl::string_view text) {
+    if (text.empty()) return absl::string_view();
+    char* out = static_cast<char*>(Allocate(text.size(), 1));
+    std::memcpy(out, text.data(), text.size());
+    return absl::string_view(out, text.size());
+  }
+
+  // Bytes taken from the system so far.
+  size_t bytes_reserved() const { return reserved_; }
+
+ private:
+  void* AllocateSlow(size_t size, size_t align) {
+    // Large requests get a block of their own so the current one is kept.
+    size_t block = next_block_;
+    if (size + align > block / 4) {
+      char* own = static_cast<char*>(::operator new(size + align));
+      blocks_.push_back(own);
+      reserved_ += size + align;
+      uintptr_t p =
+          (reinterpret_cast<uintptr_t>(own) + align - 1) & ~(align - 1);
+      return reinterpret_cast<void*>(p);
+    }
+    cur_ = static_cast<char*>(::operator new(block));
+    end_ = cur_ + block;
+    blocks_.push_back(cur_);
+    reserved_ += block;
+    if (next_block_ < kMaxBlock) next_block_ *= 2;
+    return Allocate(size, align);
+  }
+
+  static constexpr size_t kMaxBlock = size_t{1} << 20;
+  char* cur_ = nullptr;
+  char* end_ = nullptr;
+  size_t next_block_ = size_t{16} << 10;
+  size_t reserved_ = 0;
+  std::vector<char*> blocks_;
+};
+
+}  // namespace hloff
+
+#endif  // HLO_OFFLOAD_IR_ARENA_H_
