@@ -6,7 +6,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -33,78 +39,89 @@
 namespace hloff {
 
 absl::StatusOr<std::string> ReadInput(const std::string& path) {
-  if (path == "-") {
-    std::ostringstream buffer;
-    buffer << std::cin.rdbuf();
-    return buffer.str();
-  }
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", path, "' is a directory"));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot read '", path, "': ", std::strerror(errno)));
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    return absl::DataLossError(absl::StrCat("error reading '", path, "'"));
-  }
-  return buffer.str();
+  auto buffer = TextBuffer::FromFile(path);
+  if (!buffer.ok()) return buffer.status();
+  return std::string((*buffer)->text());
 }
 
-absl::Status WriteFileAtomically(const std::string& path,
-                                 absl::string_view contents) {
+absl::StatusOr<std::unique_ptr<AtomicFileWriter>> AtomicFileWriter::Open(
+    const std::string& path) {
   std::filesystem::path target(path);
   std::filesystem::path dir = target.parent_path();
   if (dir.empty()) dir = ".";
-  std::string tmpl = (dir / ("." + target.filename().string() + ".tmpXXXXXX")).string();
-  std::vector<char> name(tmpl.begin(), tmpl.end());
-  name.push_back('\0');
-  int fd = mkstemp(name.data());
-  if (fd < 0) {
+  std::string tmpl =
+      (dir / ("." + target.filename().string() + ".tmpXXXXXX")).string();
+  std::unique_ptr<AtomicFileWriter> writer(new AtomicFileWriter());
+  writer->path_ = path;
+  writer->temp_.assign(tmpl.begin(), tmpl.end());
+  writer->temp_.push_back('\0');
+  writer->fd_ = mkstemp(writer->temp_.data());
+  if (writer->fd_ < 0) {
     return absl::PermissionDeniedError(absl::StrCat(
         "cannot create a temporary file next to '", path, "': ",
         std::strerror(errno)));
   }
-  auto fail = [&](absl::string_view what) {
-    int saved = errno;
-    close(fd);
-    unlink(name.data());
-    return absl::InternalError(absl::StrCat(what, " '", path, "': ",
-                                            std::strerror(saved)));
-  };
+  return writer;
+}
+
+absl::Status AtomicFileWriter::Fail(absl::string_view what) {
+  int saved = errno;
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+  unlink(temp_.data());
+  done_ = true;
+  return absl::InternalError(
+      absl::StrCat(what, " '", path_, "': ", std::strerror(saved)));
+}
+
+absl::Status AtomicFileWriter::Append(absl::string_view data) {
+  if (done_) return absl::FailedPreconditionError("writer is closed");
   size_t written = 0;
-  while (written < contents.size()) {
-    ssize_t n = write(fd, contents.data() + written, contents.size() - written);
+  while (written < data.size()) {
+    ssize_t n = write(fd_, data.data() + written, data.size() - written);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return fail("cannot write");
+      return Fail("cannot write");
     }
     written += static_cast<size_t>(n);
   }
+  return absl::OkStatus();
+}
+
+absl::Status AtomicFileWriter::Commit() {
+  if (done_) return absl::FailedPreconditionError("writer is closed");
   // Keep the permissions of the file being replaced.
   struct stat st;
-  if (stat(path.c_str(), &st) == 0) {
-    fchmod(fd, st.st_mode & 07777);
+  if (stat(path_.c_str(), &st) == 0) {
+    fchmod(fd_, st.st_mode & 07777);
   } else {
-    fchmod(fd, 0644);
+    fchmod(fd_, 0644);
   }
-  if (fsync(fd) != 0) return fail("cannot sync");
-  if (close(fd) != 0) {
-    unlink(name.data());
-    return absl::InternalError(absl::StrCat("cannot close '", path, "'"));
+  if (fsync(fd_) != 0) return Fail("cannot sync");
+  if (close(fd_) != 0) {
+    fd_ = -1;
+    return Fail("cannot close");
   }
-  if (rename(name.data(), path.c_str()) != 0) {
-    int saved = errno;
-    unlink(name.data());
-    return absl::InternalError(absl::StrCat("cannot rename onto '", path,
-                                            "': ", std::strerror(saved)));
+  fd_ = -1;
+  if (rename(temp_.data(), path_.c_str()) != 0) {
+    return Fail("cannot rename onto");
   }
+  done_ = true;
   return absl::OkStatus();
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (done_) return;
+  if (fd_ >= 0) close(fd_);
+  unlink(temp_.data());
+}
+
+absl::Status WriteFileAtomically(const std::string& path,
+                                 absl::string_view contents) {
+  auto writer = AtomicFileWriter::Open(path);
+  if (!writer.ok()) return writer.status();
+  if (auto s = (*writer)->Append(contents); !s.ok()) return s;
+  return (*writer)->Commit();
 }
 
 std::vector<InputChunk> SplitInput(absl::string_view text, bool split) {
@@ -212,20 +229,24 @@ struct ModuleResult {
   bool parse_failed = false;
   std::string parse_error;  // rendered
   bool pass_failed = false;
-  std::string printed;       // the module after the passes (opt/fmt)
+  // What opt/fmt print: the module after the passes (printed at the end, in
+  // pieces); fix prints `printed` instead.
+  std::unique_ptr<Module> module;
+  std::string printed;
 };
 
-// Parses `chunk` and, unless `passes` is empty and `run_passes` false, runs
-// the pipeline.
-ModuleResult ProcessChunk(const std::string& path, const InputChunk& chunk,
-                          const CommonOptions& options, bool run_passes,
-                          bool print, std::ostream& trace) {
+// Parses `chunk` (a piece of `buffer`) and, when `run_passes`, runs the
+// pipeline. When `keep` the module is returned for printing.
+ModuleResult ProcessChunk(const std::string& path,
+                          const std::shared_ptr<const TextBuffer>& buffer,
+                          const InputChunk& chunk, const CommonOptions& options,
+                          bool run_passes, bool keep, std::ostream& trace) {
   ModuleResult result;
   result.file = path;
   ParseOptions parse_options;
   parse_options.path = path;
   parse_options.line_offset = chunk.line_offset;
-  auto module = ParseHloModule(chunk.text, parse_options);
+  auto module = ParseHloModule(buffer, chunk.text, parse_options);
   if (!module.ok()) {
     result.parse_failed = true;
     result.parse_error = std::string(module.status().message());
@@ -265,7 +286,7 @@ ModuleResult ProcessChunk(const std::string& path, const InputChunk& chunk,
       return result;
     }
   }
-  if (print) result.printed = ModuleToString(**module);
+  if (keep) result.module = std::move(*module);
   return result;
 }
 
@@ -294,12 +315,14 @@ void AddOffloadFlags(CLI::App* app, CommonOptions& options) {
 // `hlo-offload fix`: finds every E1200 of the chunk, applies `strategy` to
 // a fresh parse of the input, and re-checks the result. On success
 // `result.printed` holds the fixed module.
-ModuleResult FixChunk(const std::string& path, const InputChunk& chunk,
-                      const CommonOptions& options, FixStrategy strategy,
-                      std::ostream& err) {
+ModuleResult FixChunk(const std::string& path,
+                      const std::shared_ptr<const TextBuffer>& buffer,
+                      const InputChunk& chunk, const CommonOptions& options,
+                      FixStrategy strategy, std::ostream& err) {
   CommonOptions check_options = options;
   check_options.offload.report_all_output_errors = true;
-  ModuleResult found = ProcessChunk(path, chunk, check_options, true, false, err);
+  ModuleResult found =
+      ProcessChunk(path, buffer, chunk, check_options, true, false, err);
   if (found.parse_failed) return found;
   std::vector<ShapeIndex> outputs;
   for (const Diagnostic& d : found.diagnostics) {
@@ -317,7 +340,7 @@ ModuleResult FixChunk(const std::string& path, const InputChunk& chunk,
   ParseOptions parse_options;
   parse_options.path = path;
   parse_options.line_offset = chunk.line_offset;
-  auto module = ParseHloModule(chunk.text, parse_options);
+  auto module = ParseHloModule(buffer, chunk.text, parse_options);
   if (!module.ok()) {
     found.parse_failed = true;
     return found;
@@ -335,8 +358,10 @@ ModuleResult FixChunk(const std::string& path, const InputChunk& chunk,
   result.module_name = found.module_name;
   result.printed = ModuleToString(**module);
   // Re-check the fixed module.
-  ModuleResult recheck = ProcessChunk(path, InputChunk{result.printed, 0},
-                                      check_options, true, false, err);
+  auto fixed = TextBuffer::FromString(result.printed);
+  ModuleResult recheck =
+      ProcessChunk(path, fixed, InputChunk{fixed->text(), 0}, check_options,
+                   true, false, err);
   if (recheck.parse_failed || recheck.pass_failed) {
     result.pass_failed = true;
     result.diagnostics = std::move(recheck.diagnostics);
@@ -360,6 +385,158 @@ ModuleResult FixChunk(const std::string& path, const InputChunk& chunk,
     result.diagnostics.push_back(std::move(d));
   }
   return result;
+}
+
+// Everything one input file produces, already rendered, so that files
+// processed in parallel are reported in input order.
+struct FileOutcome {
+  std::string err;  // I/O errors, traces and text/xla diagnostics
+  std::vector<nlohmann::json> json_files;
+  std::vector<FileDiagnostics> sarif;
+  // What opt/fmt/fix print, one entry per module.
+  struct Printed {
+    bool separator = false;  // `// -----` before it
+    std::unique_ptr<Module> module;
+    std::string text;  // when module is null
+  };
+  std::vector<Printed> printed;
+  int exit_code = 0;
+};
+
+FileOutcome ProcessFile(const std::string& file, const CommonOptions& options,
+                        bool run_passes, bool print,
+                        std::optional<FixStrategy> strategy) {
+  FileOutcome outcome;
+  auto buffer = TextBuffer::FromFile(file);
+  if (!buffer.ok()) {
+    absl::StrAppend(&outcome.err, "hlo-offload: error: ",
+                    buffer.status().message(), "\n");
+    outcome.exit_code = 2;
+    return outcome;
+  }
+  std::string display = file == "-" ? "<stdin>" : file;
+  absl::string_view text = (*buffer)->text();
+  auto chunks = SplitInput(text, options.split_input_file);
+  for (size_t c = 0; c < chunks.size(); ++c) {
+    std::ostringstream trace;
+    ModuleResult result =
+        strategy ? FixChunk(display, *buffer, chunks[c], options, *strategy,
+                            trace)
+                 : ProcessChunk(display, *buffer, chunks[c], options,
+                                run_passes, print, trace);
+    outcome.err += trace.str();
+    SourceText source{display, text};
+    if (result.parse_failed) {
+      outcome.exit_code = std::max(outcome.exit_code, 2);
+    } else if (result.pass_failed) {
+      outcome.exit_code = std::max(outcome.exit_code, 1);
+    }
+    if (options.format == "json") {
+      nlohmann::json diags = nlohmann::json::array();
+      for (const Diagnostic& d : result.diagnostics) {
+        diags.push_back(DiagnosticToJson(d));
+      }
+      outcome.json_files.push_back({{"file", display},
+                                    {"module", result.module_name},
+                                    {"diagnostics", diags}});
+    } else if (options.format == "sarif") {
+      outcome.sarif.push_back(
+          {display, result.module_name, std::move(result.diagnostics)});
+    } else if (result.parse_failed) {
+      absl::StrAppend(&outcome.err, result.parse_error, "\n");
+    } else if (options.format == "xla") {
+      for (const Diagnostic& d : result.diagnostics) {
+        if (d.severity != Severity::kError) continue;
+        absl::StrAppend(&outcome.err, RenderXla(d), "\n");
+        break;
+      }
+    } else {
+      for (const Diagnostic& d : result.diagnostics) {
+        outcome.err += RenderText(d, source);
+      }
+    }
+    if (print && !result.parse_failed && !result.pass_failed) {
+      FileOutcome::Printed printed;
+      printed.separator = c > 0;
+      printed.module = std::move(result.module);
+      printed.text = std::move(result.printed);
+      outcome.printed.push_back(std::move(printed));
+    }
+  }
+  return outcome;
+}
+
+// Runs `process` on every file, on all cores when there are several, and
+// hands the outcomes to `take` in input order as soon as each is ready.
+// While a batch that has run for more than a second is still going, a
+// progress line is kept on standard error when that is a terminal.
+template <typename Process, typename Take>
+void RunInOrder(const std::vector<std::string>& files, Process process,
+                Take take, std::ostream& err) {
+  const size_t n = files.size();
+  size_t workers = std::max<size_t>(1, std::thread::hardware_concurrency());
+  workers = std::min(workers, n);
+  if (n <= 1) {
+    for (const std::string& file : files) {
+      FileOutcome outcome = process(file);
+      take(outcome);
+    }
+    return;
+  }
+  std::mutex mu;
+  std::condition_variable ready;
+  std::vector<std::optional<FileOutcome>> slots(n);
+  std::atomic<size_t> next{0};
+  size_t finished = 0;
+  std::vector<std::thread> threads;
+  threads.reserve(workers);
+  for (size_t w = 0; w < workers; ++w) {
+    threads.emplace_back([&] {
+      while (true) {
+        size_t i = next.fetch_add(1);
+        if (i >= n) return;
+        FileOutcome outcome = process(files[i]);
+        std::lock_guard<std::mutex> lock(mu);
+        slots[i] = std::move(outcome);
+        ++finished;
+        ready.notify_all();
+      }
+    });
+  }
+  const bool show_progress = isatty(STDERR_FILENO) != 0 &&
+                             err.rdbuf() == std::cerr.rdbuf();
+  const auto start = std::chrono::steady_clock::now();
+  bool progress_shown = false;
+  auto clear_progress = [&] {
+    if (!progress_shown) return;
+    err << "\r\033[K" << std::flush;
+    progress_shown = false;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    std::optional<FileOutcome> outcome;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      while (!slots[i].has_value()) {
+        ready.wait_for(lock, std::chrono::milliseconds(100));
+        if (show_progress && !slots[i].has_value() &&
+            std::chrono::steady_clock::now() - start >
+                std::chrono::seconds(1)) {
+          size_t done = finished;
+          lock.unlock();
+          err << "\rhlo-offload: " << done << "/" << n << " files checked"
+              << std::flush;
+          progress_shown = true;
+          lock.lock();
+        }
+      }
+      outcome = std::move(slots[i]);
+      slots[i].reset();
+    }
+    clear_progress();
+    take(*outcome);
+  }
+  clear_progress();
+  for (std::thread& t : threads) t.join();
 }
 
 std::string DocsForCode(DiagCode code) {
@@ -543,70 +720,60 @@ int RunTool(const std::vector<std::string>& args, std::ostream& out,
     err << "hlo-offload: error: " << files.status().message() << "\n";
     return static_cast<int>(ExitCode::kUsage);
   }
+  const CommonOptions& opts = *options;
+  auto process_file = [&](const std::string& file) {
+    return ProcessFile(file, opts, run_passes, print, strategy);
+  };
   int exit_code = 0;
   std::vector<FileDiagnostics> collected;
   nlohmann::json json_files = nlohmann::json::array();
-  std::string printed;
-  for (const std::string& file : *files) {
-    auto text = ReadInput(file);
-    if (!text.ok()) {
-      err << "hlo-offload: error: " << text.status().message() << "\n";
-      exit_code = std::max(exit_code, 2);
-      continue;
-    }
-    std::string display = file == "-" ? "<stdin>" : file;
-    auto chunks = SplitInput(*text, options->split_input_file);
-    for (size_t c = 0; c < chunks.size(); ++c) {
-      ModuleResult result =
-          strategy ? FixChunk(display, chunks[c], *options, *strategy, err)
-                   : ProcessChunk(display, chunks[c], *options, run_passes,
-                                  print, err);
-      SourceText source{display, *text};
-      if (result.parse_failed) {
-        exit_code = std::max(exit_code, 2);
-      } else if (result.pass_failed) {
-        exit_code = std::max(exit_code, 1);
-      }
-      if (options->format == "json") {
-        nlohmann::json diags = nlohmann::json::array();
-        for (const Diagnostic& d : result.diagnostics) {
-          diags.push_back(DiagnosticToJson(d));
-        }
-        json_files.push_back({{"file", display},
-                              {"module", result.module_name},
-                              {"diagnostics", diags}});
-      } else if (options->format == "sarif") {
-        collected.push_back({display, result.module_name, result.diagnostics});
-      } else if (result.parse_failed) {
-        err << result.parse_error << "\n";
-      } else if (options->format == "xla") {
-        for (const Diagnostic& d : result.diagnostics) {
-          if (d.severity != Severity::kError) continue;
-          err << RenderXla(d) << "\n";
-          break;
-        }
-      } else {
-        for (const Diagnostic& d : result.diagnostics) {
-          err << RenderText(d, source);
-        }
-      }
-      if (print && !result.parse_failed && !result.pass_failed) {
-        if (c > 0) printed += "// -----\n";
-        printed += result.printed;
-      }
-    }
-  }
-  if (options->format == "json") {
+  std::vector<FileOutcome::Printed> to_print;
+  auto take = [&](FileOutcome& outcome) {
+    err << outcome.err;
+    exit_code = std::max(exit_code, outcome.exit_code);
+    for (auto& j : outcome.json_files) json_files.push_back(std::move(j));
+    for (auto& f : outcome.sarif) collected.push_back(std::move(f));
+    for (auto& p : outcome.printed) to_print.push_back(std::move(p));
+  };
+  RunInOrder(*files, process_file, take, err);
+
+  if (opts.format == "json") {
     out << nlohmann::json({{"version", 1}, {"files", json_files}}).dump(2)
         << "\n";
-  } else if (options->format == "sarif") {
+  } else if (opts.format == "sarif") {
     out << RenderSarif(collected, HLOFF_VERSION).dump(2) << "\n";
   }
   if (print && exit_code == 0) {
-    if (options->output.empty() || options->output == "-") {
-      out << printed;
-    } else if (auto s = WriteFileAtomically(options->output, printed); !s.ok()) {
-      err << "hlo-offload: error: " << s.message() << "\n";
+    if (opts.output.empty() || opts.output == "-") {
+      for (const FileOutcome::Printed& p : to_print) {
+        if (p.separator) out << "// -----\n";
+        if (p.module != nullptr) {
+          PrintModule(*p.module, [&](absl::string_view piece) {
+            out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+          });
+        } else {
+          out << p.text;
+        }
+      }
+      return exit_code;
+    }
+    auto writer = AtomicFileWriter::Open(opts.output);
+    absl::Status status = writer.status();
+    for (const FileOutcome::Printed& p : to_print) {
+      if (!status.ok()) break;
+      if (p.separator) status = (*writer)->Append("// -----\n");
+      if (!status.ok()) break;
+      if (p.module != nullptr) {
+        PrintModule(*p.module, [&](absl::string_view piece) {
+          if (status.ok()) status = (*writer)->Append(piece);
+        });
+      } else {
+        status = (*writer)->Append(p.text);
+      }
+    }
+    if (status.ok()) status = (*writer)->Commit();
+    if (!status.ok()) {
+      err << "hlo-offload: error: " << status.message() << "\n";
       return static_cast<int>(ExitCode::kUsage);
     }
   }

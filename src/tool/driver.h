@@ -6,6 +6,7 @@
 
 #include "absl/strings/string_view.h"
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,30 @@ absl::StatusOr<std::string> ReadInput(const std::string& path);
 // changed and the temporary file is removed.
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents);
+
+// The same in pieces, for output too large to hold: Append as often as
+// needed, then Commit. A writer destroyed without a successful Commit removes
+// its temporary file and leaves `path` as it was.
+class AtomicFileWriter {
+ public:
+  static absl::StatusOr<std::unique_ptr<AtomicFileWriter>> Open(
+      const std::string& path);
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+  ~AtomicFileWriter();
+  absl::Status Append(absl::string_view data);
+  // Keeps the replaced file's permissions (0644 for a new one), syncs and
+  // renames into place.
+  absl::Status Commit();
+
+ private:
+  AtomicFileWriter() = default;
+  absl::Status Fail(absl::string_view what);
+  std::string path_;
+  std::vector<char> temp_;
+  int fd_ = -1;
+  bool done_ = false;
+};
 
 // One module's text within an input file: the pieces of
 // --split-input-file (lines that are exactly `// -----`), with the number of
