@@ -23,6 +23,17 @@ class Arena {
   Arena() = default;
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
+  // Takes over `other`'s memory; `other` is left empty.
+  Arena(Arena&& other) noexcept
+      : cur_(other.cur_),
+        end_(other.end_),
+        next_block_(other.next_block_),
+        reserved_(other.reserved_),
+        blocks_(std::move(other.blocks_)) {
+    other.cur_ = other.end_ = nullptr;
+    other.reserved_ = 0;
+    other.blocks_.clear();
+  }
   ~Arena() {
     for (char* block : blocks_) ::operator delete(block);
   }

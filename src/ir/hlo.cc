@@ -136,11 +136,6 @@ void Instruction::set_loc(SourceLoc loc) {
   r.loc = loc;
 }
 
-absl::string_view Instruction::custom_call_target() const {
-  return payload_ == nullptr ? absl::string_view()
-                             : payload_->custom_call_target;
-}
-
 absl::string_view Instruction::literal_text() const {
   return payload_ == nullptr ? absl::string_view() : payload_->literal;
 }
@@ -167,16 +162,6 @@ absl::Span<const Instruction::Aliasing>
 Instruction::output_to_operand_aliasing() const {
   if (rare_ == nullptr) return {};
   return rare_->aliasing;
-}
-
-absl::Span<Computation* const> Instruction::called_computations() const {
-  if (payload_ == nullptr) return {};
-  return absl::MakeConstSpan(payload_->called, payload_->called_count);
-}
-
-absl::Span<Instruction* const> Instruction::control_predecessors() const {
-  if (rare_ == nullptr) return {};
-  return rare_->control_predecessors;
 }
 
 absl::string_view Instruction::origin_name() const {
@@ -468,11 +453,6 @@ namespace {
 constexpr size_t kIndexedUsers = 32;
 }  // namespace
 
-absl::Span<Instruction* const> Instruction::users() const {
-  if (rare_ != nullptr && rare_->removed_users > 0) CompactUsers();
-  return absl::MakeConstSpan(users_.data(), users_.size());
-}
-
 void Instruction::CompactUsers() const {
   Rare& r = *rare_;
   size_t kept = 0;
@@ -679,6 +659,23 @@ std::vector<Instruction*> Computation::MakeInstructionPostOrder() const {
   for (const auto& owned : instructions_) {
     Instruction* start = owned.get();
     if (start->IsDead() || start->mark_ >= open) continue;
+    // Printed HLO stores operands before their users: then the start is
+    // done at once (what the DFS below would find, without its stack).
+    if (start->rare_ == nullptr) {
+      bool ready = true;
+      for (uint32_t i = 0; i < start->operand_count_; ++i) {
+        Instruction* dep = start->operands_[i];
+        if (dep->mark_ != done && !dep->IsDead()) {
+          ready = false;
+          break;
+        }
+      }
+      if (ready) {
+        start->mark_ = done;
+        order.push_back(start);
+        continue;
+      }
+    }
     stack.emplace_back(start, 0);
     start->mark_ = open;
     while (!stack.empty()) {

@@ -144,12 +144,12 @@ class Instruction {
     return absl::MakeConstSpan(operands_, operand_count_);
   }
   // Users in first-use order, each once (xla::HloInstruction::users).
-  absl::Span<Instruction* const> users() const;
+  inline absl::Span<Instruction* const> users() const;
   int64_t user_count() const { return users().size(); }
   // The operand positions at which `operand` is used by this instruction.
   std::vector<int64_t> OperandIndices(const Instruction* operand) const;
 
-  absl::Span<Computation* const> called_computations() const;
+  inline absl::Span<Computation* const> called_computations() const;
 
   // The computation named by attribute `attr` (to_apply, body, condition,
   // calls, ...), or nullptr.
@@ -168,7 +168,7 @@ class Instruction {
   int64_t tuple_index() const {
     return opcode_ == HloOpcode::kParameter ? -1 : index_;
   }
-  absl::string_view custom_call_target() const;
+  inline absl::string_view custom_call_target() const;
   bool IsCustomCall(absl::string_view target) const {
     return opcode_ == HloOpcode::kCustomCall && custom_call_target() == target;
   }
@@ -208,7 +208,7 @@ class Instruction {
   // SetHostComputeFrontendAttribute). Returns true if added.
   bool AddFrontendAttribute(absl::string_view key, absl::string_view value);
 
-  absl::Span<Instruction* const> control_predecessors() const;
+  inline absl::Span<Instruction* const> control_predecessors() const;
 
   // Every attribute in print order.
   absl::Span<const Attribute> attributes() const {
@@ -319,6 +319,27 @@ class Instruction {
   int64_t index_ = -1;  // parameter number or tuple index
   mutable absl::InlinedVector<Instruction*, 2> users_;
 };
+
+inline absl::Span<Instruction* const> Instruction::users() const {
+  if (rare_ != nullptr && rare_->removed_users > 0) CompactUsers();
+  return absl::MakeConstSpan(users_.data(), users_.size());
+}
+
+inline absl::Span<Computation* const> Instruction::called_computations() const {
+  if (payload_ == nullptr) return {};
+  return absl::MakeConstSpan(payload_->called, payload_->called_count);
+}
+
+inline absl::string_view Instruction::custom_call_target() const {
+  return payload_ == nullptr ? absl::string_view()
+                             : payload_->custom_call_target;
+}
+
+inline absl::Span<Instruction* const> Instruction::control_predecessors()
+    const {
+  if (rare_ == nullptr) return {};
+  return rare_->control_predecessors;
+}
 
 // Destroys an arena-allocated instruction (its memory stays in the arena).
 struct InstructionDeleter {
@@ -492,6 +513,7 @@ class Module {
 
   // Declared first: destroyed after the computations that point into them.
   Arena arena_;
+  std::vector<std::unique_ptr<Arena>> adopted_arenas_;  // parallel parsing
   std::vector<std::shared_ptr<const TextBuffer>> buffers_;
   absl::string_view source_text_;
   mutable std::vector<uint32_t> line_starts_;

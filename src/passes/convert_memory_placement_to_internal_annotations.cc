@@ -9,18 +9,22 @@ namespace hloff {
 
 absl::StatusOr<bool> ConvertMemoryPlacementToInternalAnnotations::Run(
     Module& module) {
-  // Fusion computations are skipped, as in XLA.
+  // Fusion computations are skipped, as in XLA. Only computations holding an
+  // annotation need their post order (one scan finds them).
   absl::flat_hash_set<const Computation*> fused;
+  absl::flat_hash_set<const Computation*> annotated;
   for (const auto& comp : module.computations()) {
     for (const auto& instr : comp->raw_instructions()) {
       if (instr->opcode() == HloOpcode::kFusion) {
         for (Computation* c : instr->called_computations()) fused.insert(c);
+      } else if (instr->IsCustomCall(kDevicePlacementTarget)) {
+        annotated.insert(comp.get());
       }
     }
   }
   bool changed = false;
   for (const auto& comp : module.computations()) {
-    if (fused.contains(comp.get())) continue;
+    if (fused.contains(comp.get()) || !annotated.contains(comp.get())) continue;
     for (Instruction* instr : comp->MakeInstructionPostOrder()) {
       if (instr->IsDead() || !instr->IsCustomCall(kDevicePlacementTarget)) {
         continue;

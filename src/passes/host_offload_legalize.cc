@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -86,7 +87,7 @@ Shape* SubshapeAt(Instruction* instr, int64_t index) {
 class Legalizer {
  public:
   Legalizer(Module& module, const PassContext& context)
-      : module_(module), context_(context), call_graph_(module) {}
+      : module_(module), context_(context) {}
 
   absl::StatusOr<bool> Run();
 
@@ -129,7 +130,12 @@ class Legalizer {
 
   Module& module_;
   const PassContext& context_;
-  CallGraph call_graph_;
+  // Built when first needed: modules without offloading never need it.
+  const CallGraph& call_graph() {
+    if (!call_graph_) call_graph_.emplace(module_);
+    return *call_graph_;
+  }
+  std::optional<CallGraph> call_graph_;
   absl::flat_hash_set<const Instruction*> processed_annotations_;
   std::vector<Instruction*> to_remove_;
 };
@@ -161,7 +167,7 @@ absl::StatusOr<InstrAndIndex> Legalizer::WalkUp(const InstrAndIndex& current) {
     }
     case HloOpcode::kParameter: {
       if (instr->parent()->IsEntry()) return current;
-      auto callers = call_graph_.CallersOf(instr->parent());
+      auto callers = call_graph().CallersOf(instr->parent());
       if (callers.size() != 1) {
         return invalid("Expected to be called only by one caller");
       }
@@ -209,7 +215,7 @@ absl::StatusOr<std::vector<InstrAndIndex>> Legalizer::WalkDown(
   Instruction* instr = current.instruction;
   if (instr->user_count() == 0 && instr->IsRoot() &&
       !instr->parent()->IsEntry()) {
-    auto callers = call_graph_.CallersOf(instr->parent());
+    auto callers = call_graph().CallersOf(instr->parent());
     if (callers.size() != 1 || callers[0]->opcode() != HloOpcode::kWhile) {
       std::vector<std::string> names;
       for (const Instruction* c : callers) names.emplace_back(c->name());
@@ -459,7 +465,7 @@ absl::Status Legalizer::MoveCopyDown(const InstrAndIndex& copy_value) {
       }
       UpdateLayout(next, before.layout);
       if (instr->opcode() == HloOpcode::kParameter) {
-        auto callers = call_graph_.CallersOf(instr->parent());
+        auto callers = call_graph().CallersOf(instr->parent());
         if (callers.size() != 1) {
           return Fail(DiagCode::kHO1010, absl::StatusCode::kInvalidArgument,
                       "Expected to be called only by one caller", instr);
@@ -544,7 +550,7 @@ bool Legalizer::ShouldMoveCopyDown(Instruction* copy) {
     if (current.instruction->IsRoot() && current.instruction->parent()->IsEntry()) {
       return false;
     }
-    auto successors = GetSuccessors(current, call_graph_,
+    auto successors = GetSuccessors(current, call_graph(),
                                     /*skip_whole_tuple_reads=*/true);
     if (!successors.ok()) return false;
     for (const InstructionAndShapeIndex& s : *successors) {
@@ -601,7 +607,7 @@ absl::StatusOr<bool> Legalizer::ProcessAnnotation(Instruction* instruction) {
             root->parent()->IsEntry()) {
           continue;
         }
-        auto callers = call_graph_.CallersOf(annotation->parent());
+        auto callers = call_graph().CallersOf(annotation->parent());
         if (callers.size() != 1 || callers[0]->opcode() != HloOpcode::kWhile) {
           return WhileCallerError(current.instruction->parent(), callers,
                                   annotation);
@@ -667,7 +673,9 @@ absl::StatusOr<bool> Legalizer::Run() {
   std::vector<Instruction*> starts;
   for (const auto& comp : module_.computations()) {
     if (fused.contains(comp.get())) continue;
-    for (Instruction* instr : comp->instructions()) {
+    for (const auto& owned : comp->raw_instructions()) {
+      Instruction* instr = owned.get();
+      if (instr->IsDead()) continue;
       if (IsEntryParameter(instr)) {
         const Shape& param =
             module_.entry_computation_layout().parameters[instr->parameter_number()];

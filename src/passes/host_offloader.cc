@@ -3,6 +3,7 @@
 
 #include <deque>
 #include <optional>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -84,7 +85,11 @@ class Offloader {
   }
 
   // ---- steps ----
-  bool RemoveHostMemorySpaceFromAllShapes();
+  // XLA's RemoveHostMemorySpaceFromAllShapes, in the same scan that finds
+  // fusion computations, host async calls, MoveToHosts and MoveToDevices.
+  bool ScanAndRemoveHostMemorySpace();
+  // Computations that hold a MoveToHost or call one that does.
+  absl::flat_hash_set<const Computation*> ComputationsReachingMoveToHost();
   absl::StatusOr<bool> HandleRedundantCopiesBackToHost(Instruction* start);
   absl::StatusOr<bool> HandleMoveToHostCustomCall(Instruction* mth);
   absl::StatusOr<std::vector<IAS>> GetStartingInstructions(Instruction* mth);
@@ -127,6 +132,18 @@ class Offloader {
   std::vector<Instruction*> created_copies_;
   absl::flat_hash_set<std::pair<DiagCode, const Instruction*>> warned_;
   absl::flat_hash_set<std::pair<const Instruction*, ShapeIndex>> reported_outputs_;
+  // Found by the one scan of the module at the start of Run.
+  absl::flat_hash_set<const Computation*> fused_;
+  absl::flat_hash_set<const Computation*> comps_with_move_to_host_;
+  absl::flat_hash_set<const Computation*> comps_with_move_to_device_;
+  std::vector<Instruction*> host_async_starts_;
+  // SetMemorySpace's results: (shape, index, memory space) -> the shared
+  // shape and whether a leaf's memory space changed.
+  absl::flat_hash_map<std::tuple<const Shape*, ShapeIndex, int64_t>,
+                      std::pair<const Shape*, bool>>
+      rewritten_shapes_;
+  // Computations holding a dynamic-update-slice this pass put in host memory.
+  absl::flat_hash_set<const Computation*> comps_with_host_dus_;
   std::vector<absl::Status> output_errors_;
 };
 
@@ -160,11 +177,25 @@ void Offloader::SetMemorySpace(Instruction* instr, const ShapeIndex& index,
     return;
   }
   // A new shape shared with the instructions that end up alike (the whole
-  // chain of a loop-carried offloaded value), not a private copy each.
-  Shape updated = instr->shape();
-  Shape* sub = shape_util::TryGetMutableSubshape(updated, index);
-  if (shape_util::SetMemorySpaceOfLeaves(*sub, memory_space)) changed_ = true;
-  instr->set_shape(updated);
+  // chain of a loop-carried offloaded value), not a private copy each; the
+  // same rewrite of the same shape is computed once.
+  auto key = std::make_tuple(&instr->shape(), index, memory_space);
+  auto it = rewritten_shapes_.find(key);
+  if (it == rewritten_shapes_.end()) {
+    Shape updated = instr->shape();
+    Shape* sub = shape_util::TryGetMutableSubshape(updated, index);
+    bool leaf_changed = shape_util::SetMemorySpaceOfLeaves(*sub, memory_space);
+    it = rewritten_shapes_
+             .emplace(key, std::make_pair(module_.InternShape(updated),
+                                          leaf_changed))
+             .first;
+  }
+  if (it->second.second) changed_ = true;
+  instr->set_shape(*it->second.first);
+  if (instr->opcode() == HloOpcode::kDynamicUpdateSlice &&
+      memory_space == kHostMemorySpace) {
+    comps_with_host_dus_.insert(instr->parent());
+  }
 }
 
 // True when some array leaf of `shape` is in host memory.
@@ -179,13 +210,24 @@ bool HasHostLeaf(const Shape& shape) {
          shape.layout.memory_space == kHostMemorySpace;
 }
 
-bool Offloader::RemoveHostMemorySpaceFromAllShapes() {
+bool Offloader::ScanAndRemoveHostMemorySpace() {
   bool changed = false;
   // Shapes are shared between instructions: each distinct one is tested and
   // rewritten once. Null: the shape has no host leaf.
   absl::flat_hash_map<const Shape*, const Shape*> without_host;
+  std::vector<Instruction*> async_starts;
   for (const auto& comp : module_.computations()) {
-    for (const auto& instr : comp->raw_instructions()) {
+    for (const auto& owned : comp->raw_instructions()) {
+      Instruction* instr = owned.get();
+      if (instr->opcode() == HloOpcode::kFusion) {
+        for (Computation* c : instr->called_computations()) fused_.insert(c);
+      } else if (IsMoveToHost(instr)) {
+        comps_with_move_to_host_.insert(comp.get());
+      } else if (IsMoveToDevice(instr)) {
+        comps_with_move_to_device_.insert(comp.get());
+      } else if (!instr->IsDead() && IsHostAsyncStart(instr)) {
+        async_starts.push_back(instr);
+      }
       const Shape* shape = &instr->shape();
       auto [it, inserted] = without_host.try_emplace(shape, nullptr);
       if (inserted && HasHostLeaf(*shape)) {
@@ -206,6 +248,9 @@ bool Offloader::RemoveHostMemorySpaceFromAllShapes() {
       instr->set_shape(*it->second);
       changed = true;
     }
+  }
+  for (Instruction* start : async_starts) {
+    if (!fused_.contains(start->parent())) host_async_starts_.push_back(start);
   }
   return changed;
 }
@@ -990,6 +1035,7 @@ absl::Status Offloader::HandleDynamicUpdateSlices() {
 bool Offloader::RemoveMoveToDevices() {
   bool changed = false;
   for (const auto& comp : module_.computations()) {
+    if (!comps_with_move_to_device_.contains(comp.get())) continue;
     for (Instruction* instr : comp->MakeInstructionPostOrder()) {
       if (!IsMoveToDevice(instr)) continue;
       if (context_.TraceOn(2)) {
@@ -1034,6 +1080,8 @@ bool Offloader::ApplySchedulingFix() {
   bool changed = false;
   for (const auto& comp : module_.computations()) {
     if (comp.get() == module_.entry()) continue;
+    // Only a DUS this pass put in host memory qualifies.
+    if (!comps_with_host_dus_.contains(comp.get())) continue;
     for (Instruction* instr : comp->MakeInstructionPostOrder()) {
       if (instr->opcode() != HloOpcode::kDynamicUpdateSlice) continue;
       if (instr->shape().memory_space() != kHostMemorySpace) continue;
@@ -1168,26 +1216,30 @@ absl::StatusOr<bool> Offloader::HandleRedundantCopiesBackToHost(
   return changed;
 }
 
-absl::StatusOr<bool> Offloader::Run() {
-  changed_ |= RemoveHostMemorySpaceFromAllShapes();
-
-  // Host async calls: outputs that only flow to host outputs stay on host.
-  absl::flat_hash_set<const Computation*> fused;
-  for (const auto& comp : module_.computations()) {
-    for (const auto& instr : comp->raw_instructions()) {
-      if (instr->opcode() == HloOpcode::kFusion) {
-        for (Computation* c : instr->called_computations()) fused.insert(c);
-      }
+absl::flat_hash_set<const Computation*>
+Offloader::ComputationsReachingMoveToHost() {
+  absl::flat_hash_set<const Computation*> reaching;
+  std::vector<const Computation*> worklist(comps_with_move_to_host_.begin(),
+                                           comps_with_move_to_host_.end());
+  while (!worklist.empty()) {
+    const Computation* comp = worklist.back();
+    worklist.pop_back();
+    if (!reaching.insert(comp).second) continue;
+    for (Instruction* caller : call_graph_.CallersOf(comp)) {
+      worklist.push_back(caller->parent());
     }
   }
-  for (const auto& comp : module_.computations()) {
-    if (fused.contains(comp.get())) continue;
-    for (Instruction* instr : comp->instructions()) {
-      if (!IsHostAsyncStart(instr)) continue;
-      auto changed = HandleRedundantCopiesBackToHost(instr);
-      if (!changed.ok()) return changed.status();
-      changed_ |= *changed;
-    }
+  return reaching;
+}
+
+absl::StatusOr<bool> Offloader::Run() {
+  changed_ |= ScanAndRemoveHostMemorySpace();
+
+  // Host async calls: outputs that only flow to host outputs stay on host.
+  for (Instruction* instr : host_async_starts_) {
+    auto changed = HandleRedundantCopiesBackToHost(instr);
+    if (!changed.ok()) return changed.status();
+    changed_ |= *changed;
   }
 
   // Input streaming from host-memory entry parameters.
@@ -1223,8 +1275,11 @@ absl::StatusOr<bool> Offloader::Run() {
 
   // MoveToHosts in XLA's order: post order of the entry computation,
   // descending into called computations depth-first where they are called.
+  // Computations that neither hold nor call a MoveToHost are not ordered.
   std::vector<Instruction*> move_to_hosts;
-  {
+  absl::flat_hash_set<const Computation*> reaching =
+      ComputationsReachingMoveToHost();
+  if (reaching.contains(entry)) {
     absl::flat_hash_set<const Computation*> expanded;
     struct Frame {
       std::vector<Instruction*> order;
@@ -1246,7 +1301,7 @@ absl::StatusOr<bool> Offloader::Run() {
         Computation* callee = instr->called_computations()[frame.callee++];
         // Each computation is expanded once: later visits would only find
         // MoveToHosts that are already processed.
-        if (expanded.insert(callee).second) {
+        if (reaching.contains(callee) && expanded.insert(callee).second) {
           stack.push_back({callee->MakeInstructionPostOrder()});
         }
         continue;
