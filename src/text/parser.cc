@@ -16,6 +16,7 @@
 #include <array>
 #include <cstring>
 #include <limits>
+#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -24,43 +25,81 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "text/lexer.h"
 
 namespace hloff {
 namespace {
 
 constexpr int kMaxDepth = 512;
 
-// Character classes, one table lookup each.
-enum CharClass : uint8_t {
-  kIdentStart = 1,  // [A-Za-z_]
-  kIdentChar = 2,   // [A-Za-z0-9_.-]
-  kDigit = 4,
-  kSpace = 8,       // ' ' \t \n \r
-  kRawSpecial = 16,  // characters ParseRawValue must look at
-};
-
-constexpr std::array<uint8_t, 256> MakeClasses() {
-  std::array<uint8_t, 256> t{};
-  for (int c = 'a'; c <= 'z'; ++c) t[c] |= kIdentStart | kIdentChar;
-  for (int c = 'A'; c <= 'Z'; ++c) t[c] |= kIdentStart | kIdentChar;
-  for (int c = '0'; c <= '9'; ++c) t[c] |= kIdentChar | kDigit;
-  t['_'] |= kIdentStart | kIdentChar;
-  t['.'] |= kIdentChar;
-  t['-'] |= kIdentChar;
-  for (char c : {' ', '\t', '\n', '\r'}) t[static_cast<uint8_t>(c)] |= kSpace;
-  for (char c : {' ', '\t', '\n', '\r', '"', '\'', '/', '\0', '(', ')', '[', ']',
-                 '{', '}', ','}) {
-    t[static_cast<uint8_t>(c)] |= kRawSpecial;
-  }
-  return t;
-}
-constexpr std::array<uint8_t, 256> kClasses = MakeClasses();
-
-inline bool Is(char c, uint8_t cls) {
-  return kClasses[static_cast<uint8_t>(c)] & cls;
-}
+using lex::Is;
+using lex::kDigit;
+using lex::kIdentChar;
+using lex::kIdentStart;
+using lex::kRawSpecial;
+using lex::kSpace;
 
 }  // namespace
+
+// The attributes the parser reads (the others are kept as text only).
+enum class KnownAttribute {
+  kOther,
+  kSingleComputation,  // to_apply, calls, condition, body, ...
+  kComputationList,    // branch_computations, called_computations
+  kControlPredecessors,
+  kCustomCallTarget,
+  kIndex,
+  kFrontendAttributes,
+  kDynamicSliceSizes,
+  kSlice,
+  kAsyncExecutionThread,
+  kOutputToOperandAliasing,
+};
+
+KnownAttribute ClassifyAttribute(absl::string_view name) {
+  using K = KnownAttribute;
+  switch (name.size()) {
+    case 4:
+      return name == "body" ? K::kSingleComputation : K::kOther;
+    case 5:
+      if (name == "calls") return K::kSingleComputation;
+      if (name == "index") return K::kIndex;
+      if (name == "slice") return K::kSlice;
+      return K::kOther;
+    case 6:
+      return name == "select" ? K::kSingleComputation : K::kOther;
+    case 7:
+      return name == "scatter" ? K::kSingleComputation : K::kOther;
+    case 8:
+      return name == "to_apply" ? K::kSingleComputation : K::kOther;
+    case 9:
+      return name == "condition" ? K::kSingleComputation : K::kOther;
+    case 16:
+      return name == "true_computation" ? K::kSingleComputation : K::kOther;
+    case 17:
+      return name == "false_computation" ? K::kSingleComputation : K::kOther;
+    case 18:
+      return name == "custom_call_target" ? K::kCustomCallTarget : K::kOther;
+    case 19:
+      if (name == "branch_computations" || name == "called_computations") {
+        return K::kComputationList;
+      }
+      if (name == "frontend_attributes") return K::kFrontendAttributes;
+      if (name == "dynamic_slice_sizes") return K::kDynamicSliceSizes;
+      return K::kOther;
+    case 20:
+      return name == "control-predecessors" ? K::kControlPredecessors
+                                            : K::kOther;
+    case 22:
+      return name == "async_execution_thread" ? K::kAsyncExecutionThread
+                                              : K::kOther;
+    case 26:
+      return name == "output_to_operand_aliasing" ? K::kOutputToOperandAliasing
+                                                  : K::kOther;
+    default:
+      return K::kOther;
+  }
+}
 
 bool IsIdentStart(char c) { return Is(c, kIdentStart); }
 bool IsIdentChar(char c) { return Is(c, kIdentChar); }
@@ -72,6 +111,9 @@ class Parser {
 
   absl::StatusOr<std::unique_ptr<Module>> ParseModule(
       std::shared_ptr<const TextBuffer> buffer);
+  // The same with `threads` threads (see ParseHloModule).
+  absl::StatusOr<std::unique_ptr<Module>> ParseModuleInParallel(
+      std::shared_ptr<const TextBuffer> buffer, int threads, int* used);
   absl::StatusOr<Shape> ParseStandaloneShape();
 
  private:
@@ -270,22 +312,7 @@ class Parser {
   }
   // The end of the quoted string starting at `pos` (one past the closing
   // quote), or npos if it is unterminated.
-  size_t QuotedEnd(size_t pos) const {
-    const char quote = text_[pos];
-    const char* data = text_.data();
-    const size_t n = text_.size();
-    size_t i = pos + 1;
-    while (i < n) {
-      const char* q = static_cast<const char*>(std::memchr(data + i, quote, n - i));
-      if (q == nullptr) return absl::string_view::npos;
-      size_t qi = static_cast<size_t>(q - data);
-      const void* bs = std::memchr(data + i, '\\', qi - i);
-      if (bs == nullptr) return qi + 1;
-      // An escape before the quote: step over it and look again.
-      i = static_cast<size_t>(static_cast<const char*>(bs) - data) + 2;
-    }
-    return absl::string_view::npos;
-  }
+  size_t QuotedEnd(size_t pos) const { return lex::QuotedEnd(text_, pos); }
   // Skips a quoted string starting at pos_ (raw scan). Returns false if
   // unterminated.
   bool SkipQuoted() {
@@ -473,6 +500,9 @@ class Parser {
   size_t ScanShapeExtent(size_t start) const;
   // A shape seen before with the same spelling, consumed; nullptr if none.
   Shape* FindSharedShape();
+  // Whether a layout starts after the dimensions that end before `pos`.
+  bool LayoutFollows(size_t pos, bool empty_dims) const;
+  void Remember(absl::string_view text, Shape* shape);
   // Parses the shape at pos_ (which must look like one) into the module,
   // sharing it with later identical text.
   absl::StatusOr<Shape*> ParseSharedShape();
@@ -482,9 +512,25 @@ class Parser {
   absl::Status ParseEntryLayout(Module& module);
   absl::Status ParseStackFrames(Module& module);
   absl::Status ParseComputation(Module& module);
-  absl::Status ParseInstruction(Computation& comp, bool& saw_root);
+  struct BodyState;
+  // The computation's name, signature and '{'; registers it in `module`.
+  absl::Status ParseComputationHead(Module& module, BodyState& body);
+  // Instructions until the closing '}' (consumed: *closed) or, between two
+  // instructions, the offset `stop`.
+  absl::Status ParseBody(BodyState& body, size_t stop, bool* closed);
+  // Resolves what the body left pending and checks the computation;
+  // `more` are its later parts read by other threads.
+  absl::Status FinishBody(BodyState& body, absl::Span<BodyState* const> more);
+  absl::Status ParseExecutionThread(Computation& comp);
+  absl::Status ParseInstruction(Computation& comp);
   absl::Status ParseAttribute(Instruction& instr);
   absl::Status Finish(Module& module);
+  // The header and stack-frame tables, into `module`.
+  absl::Status ParseModuleStart(Module& module,
+                                std::shared_ptr<const TextBuffer> buffer);
+  // Where `ranges` threads start reading the text after `from`: line starts
+  // of instruction lines, near equal shares.
+  std::vector<size_t> SplitPoints(size_t from, int ranges) const;
   // Where the name of `instr` starts (after `ROOT`), for errors.
   size_t NamePos(const Instruction* instr);
   absl::Status CheckCycles(Computation& comp);
@@ -511,12 +557,49 @@ class Parser {
     size_t pos;
   };
   std::vector<PendingCall> pending_calls_;
-  // Per computation while parsing.
-  absl::flat_hash_map<absl::string_view, Instruction*> scope_;
-  std::vector<PendingOperand> pending_operands_;
-  std::vector<PendingOperand> pending_control_;
-  bool needs_cycle_check_ = false;
+  // A computation while its body is read. A body split between parallel
+  // ranges has one BodyState per range, merged by FinishBody.
+  struct BodyState {
+    Computation* comp = nullptr;
+    absl::flat_hash_map<absl::string_view, Instruction*> scope;
+    std::vector<PendingOperand> pending_operands;
+    std::vector<PendingOperand> pending_control;
+    bool needs_cycle_check = false;
+    bool saw_root = false;
+    size_t start = 0;  // offset of the computation's header
+  };
+  BodyState* body_ = nullptr;
+
+  // What one thread read of a range of the text (ParseModuleInParallel).
+  struct RangeResult {
+    // Computations whose header is in the range (null for the first range,
+    // which reads into the module itself).
+    std::unique_ptr<Module> module;
+    // The end of a computation begun in an earlier range, read into a
+    // placeholder computation (null for the first range).
+    std::unique_ptr<Computation> placeholder;
+    std::unique_ptr<BodyState> continuation;
+    bool continuation_closed = false;
+    // A computation begun in the range and still open at its end.
+    std::unique_ptr<BodyState> tail;
+    size_t first_item_pos = 0;
+    size_t final_pos = 0;
+    bool ends_in_body = false;
+    std::vector<PendingCall> pending_calls;
+    absl::Status status;
+  };
+  // Reads computations from pos_ up to the first item boundary at or after
+  // `stop`, starting inside result.continuation's body if it is set.
+  absl::Status ParseRange(Module& module, size_t stop, RangeResult& result);
   absl::flat_hash_map<absl::string_view, Shape*> shapes_by_text_;
+  struct RecentShape {
+    absl::string_view text;
+    Shape* shape = nullptr;
+    bool ends_with_dims = false;  // no layout: one may follow in other text
+    bool empty_dims = false;
+  };
+  std::array<RecentShape, 8> recent_shapes_;
+  size_t recent_next_ = 0;
   // Scratch space of the instruction being parsed.
   std::vector<Instruction*> operand_scratch_;
   std::vector<Attribute> attr_scratch_;
@@ -578,14 +661,54 @@ size_t Parser::ScanShapeExtent(size_t start) const {
   return npos;
 }
 
+bool Parser::LayoutFollows(size_t pos, bool empty_dims) const {
+  const char* data = text_.data();
+  const size_t n = text_.size();
+  size_t i = pos;
+  while (i < n && Is(data[i], kSpace)) ++i;
+  if (i < n && data[i] == '/') return true;  // unknown: take the slow path
+  if (i >= n || data[i] != '{') return false;
+  ++i;
+  while (i < n && Is(data[i], kSpace)) ++i;
+  if (i < n && data[i] == '/') return true;
+  char c = i < n ? data[i] : '\0';
+  return Is(c, kDigit) || c == ':' || (c == '}' && empty_dims);
+}
+
 Shape* Parser::FindSharedShape() {
   if (!SkipSpace().ok()) return nullptr;
+  const char* p = text_.data() + pos_;
+  const size_t left = text_.size() - pos_;
+  if (left == 0) return nullptr;
+  // The few shapes seen last: a compare, no scan or hash (typed operands
+  // repeat the shapes of the instructions just defined).
+  for (const RecentShape& r : recent_shapes_) {
+    if (r.shape == nullptr || r.text.size() > left || r.text[0] != *p ||
+        std::memcmp(r.text.data(), p, r.text.size()) != 0) {
+      continue;
+    }
+    size_t end = pos_ + r.text.size();
+    if (r.ends_with_dims && LayoutFollows(end, r.empty_dims)) continue;
+    pos_ = end;
+    return r.shape;
+  }
   size_t end = ScanShapeExtent(pos_);
   if (end == absl::string_view::npos) return nullptr;
-  auto it = shapes_by_text_.find(text_.substr(pos_, end - pos_));
+  absl::string_view text = text_.substr(pos_, end - pos_);
+  auto it = shapes_by_text_.find(text);
   if (it == shapes_by_text_.end()) return nullptr;
   pos_ = end;
+  Remember(text, it->second);
   return it->second;
+}
+
+void Parser::Remember(absl::string_view text, Shape* shape) {
+  RecentShape& r = recent_shapes_[recent_next_];
+  recent_next_ = (recent_next_ + 1) % recent_shapes_.size();
+  r.text = text;
+  r.shape = shape;
+  r.ends_with_dims = text.back() == ']';
+  r.empty_dims = text.size() >= 2 && text[text.size() - 2] == '[';
 }
 
 absl::StatusOr<Shape*> Parser::ParseSharedShape() {
@@ -599,6 +722,7 @@ absl::StatusOr<Shape*> Parser::ParseSharedShape() {
   module_->shapes_.push_back(std::move(owned));
   if (end != absl::string_view::npos && pos_ == end) {
     shapes_by_text_.emplace(text_.substr(start, end - start), raw);
+    Remember(text_.substr(start, end - start), raw);
   }
   return raw;
 }
@@ -1034,51 +1158,34 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
     attr_scratch_.push_back(Attribute::CalledList(called));
   };
 
-  switch (attr.size()) {
-    case 4:  // body
-    case 5:  // calls
-    case 6:  // select
-    case 7:  // scatter
-    case 8:  // to_apply
-    case 9:  // condition
-    case 16:  // true_computation
-    case 17: {  // false_computation
-      static const char* const kSingleComputation[] = {
-          "to_apply", "calls", "condition", "body", "true_computation",
-          "false_computation", "select", "scatter"};
-      for (const char* name : kSingleComputation) {
-        if (attr != name) continue;
-        if (v.front() == '{' && attr != "calls") {
-          return bad("inline computations are not supported");
-        }
-        auto names = names_in(v);
-        if (names.size() != 1 && !(attr == "calls" && !names.empty())) {
-          return bad("expected one computation name");
-        }
-        add_called(attr, v.front() == '{', names);
-        return absl::OkStatus();
-      }
-      break;
+  const KnownAttribute known = ClassifyAttribute(attr);
+  if (known == KnownAttribute::kSingleComputation) {
+    if (v.front() == '{' && attr != "calls") {
+      return bad("inline computations are not supported");
     }
-    default:
-      break;
+    auto names = names_in(v);
+    if (names.size() != 1 && !(attr == "calls" && !names.empty())) {
+      return bad("expected one computation name");
+    }
+    add_called(attr, v.front() == '{', names);
+    return absl::OkStatus();
   }
-  if (attr == "branch_computations" || attr == "called_computations") {
+  if (known == KnownAttribute::kComputationList) {
     if (v.front() != '{') return bad("expected '{'");
     add_called(attr, true, names_in(v));
     return absl::OkStatus();
   }
-  if (attr == "control-predecessors") {
+  if (known == KnownAttribute::kControlPredecessors) {
     if (v.front() != '{') return bad("expected '{'");
     for (absl::string_view n : names_in(v)) {
-      pending_control_.push_back(PendingOperand{&instr, 0, n, value_pos});
+      body_->pending_control.push_back(PendingOperand{&instr, 0, n, value_pos});
     }
-    needs_cycle_check_ = true;
+    body_->needs_cycle_check = true;
     attr_scratch_.push_back(
         Attribute::Named(attr, AttrKind::kControlPredecessors));
     return absl::OkStatus();
   }
-  if (attr == "custom_call_target") {
+  if (known == KnownAttribute::kCustomCallTarget) {
     if (v.front() != '"' && v.front() != '\'') return bad("expected a string");
     absl::string_view body = v.substr(1, v.size() - 2);
     if (body.find('\\') == absl::string_view::npos) {
@@ -1091,7 +1198,8 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
     attr_scratch_.push_back(Attribute::Named(attr, AttrKind::kCustomCallTarget));
     return absl::OkStatus();
   }
-  if (attr == "index" && instr.opcode_ == HloOpcode::kGetTupleElement) {
+  if (known == KnownAttribute::kIndex &&
+      instr.opcode_ == HloOpcode::kGetTupleElement) {
     int64_t index = 0;
     if (!absl::SimpleAtoi(v, &index) || index < 0) {
       return bad("expected a non-negative integer");
@@ -1100,7 +1208,7 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
     attr_scratch_.push_back(Attribute::Named(attr, AttrKind::kIndex));
     return absl::OkStatus();
   }
-  if (attr == "frontend_attributes") {
+  if (known == KnownAttribute::kFrontendAttributes) {
     if (v.front() != '{' || v.back() != '}') return bad("expected '{...}'");
     // Validate: key=value pairs; values are strings or balanced {...} blobs.
     // The pairs are split when first asked for.
@@ -1155,7 +1263,7 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
   }
 
   // Everything else is printed back from its text; some are also read.
-  if (attr == "dynamic_slice_sizes") {
+  if (known == KnownAttribute::kDynamicSliceSizes) {
     absl::InlinedVector<int64_t, 8> sizes;
     for (absl::string_view n : names_in(v)) {
       int64_t size = 0;
@@ -1165,7 +1273,7 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
     Instruction::Payload& p = instr.payload();
     p.dynamic_slice_sizes = module_->arena().CopyArray(sizes.data(), sizes.size());
     p.dynamic_slice_size_count = static_cast<uint32_t>(sizes.size());
-  } else if (attr == "slice") {
+  } else if (known == KnownAttribute::kSlice) {
     // {[a:b], [a:b:s]}
     absl::InlinedVector<Instruction::SliceDim, 4> dims;
     size_t i = 0;
@@ -1194,12 +1302,12 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
     Instruction::Payload& p = instr.payload();
     p.slice_dims = module_->arena().CopyArray(dims.data(), dims.size());
     p.slice_dim_count = static_cast<uint32_t>(dims.size());
-  } else if (attr == "async_execution_thread") {
+  } else if (known == KnownAttribute::kAsyncExecutionThread) {
     if (v.size() < 2 || (v.front() != '"' && v.front() != '\'')) {
       return bad("expected a string");
     }
     instr.payload().async_execution_thread = v.substr(1, v.size() - 2);
-  } else if (attr == "output_to_operand_aliasing") {
+  } else if (known == KnownAttribute::kOutputToOperandAliasing) {
     // {{out}: (operand, {in}), ...}
     std::vector<Instruction::Aliasing> aliasing;
     size_t i = 1;
@@ -1252,7 +1360,7 @@ size_t Parser::NamePos(const Instruction* instr) {
   return name_pos;
 }
 
-absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
+absl::Status Parser::ParseInstruction(Computation& comp) {
   if (auto s = SkipSpace(); !s.ok()) return s;
   size_t start = pos_;
   bool is_root = ConsumeWord("ROOT");
@@ -1273,18 +1381,18 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
   instr->parent_ = &comp;
   instr->offset_ = static_cast<uint32_t>(is_root ? start : name_pos);
   if (is_root) instr->flags_ |= Instruction::kParsedAsRoot;
-  auto [slot, inserted] = scope_.try_emplace(instr->name_, instr);
+  auto [slot, inserted] = body_->scope.try_emplace(instr->name_, instr);
   if (!inserted) {
     return ErrorAt(name_pos, absl::StrCat("duplicate instruction name '",
                                           *name, "' in computation '",
                                           comp.name_, "'"));
   }
   if (is_root) {
-    if (saw_root) {
+    if (body_->saw_root) {
       return ErrorAt(start, absl::StrCat("computation '", comp.name_,
                                          "' has more than one ROOT"));
     }
-    saw_root = true;
+    body_->saw_root = true;
     comp.root_ = instr;
   }
 
@@ -1426,8 +1534,8 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
             "compact get-tuple-element operands ('%x#0') are not supported; "
             "print the module without compact_gte");
       }
-      auto it = scope_.find(*operand);
-      if (it != scope_.end() && it->second != instr) {
+      auto it = body_->scope.find(*operand);
+      if (it != body_->scope.end() && it->second != instr) {
         Instruction* def = it->second;
         operand_scratch_.push_back(def);
         // Users in first-use order, each once: a repeat can only be this
@@ -1438,10 +1546,10 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
       } else {
         // Defined later (or a self reference): resolved at the end of the
         // computation.
-        pending_operands_.push_back(PendingOperand{
+        body_->pending_operands.push_back(PendingOperand{
             instr, operand_scratch_.size(), *operand, operand_pos});
         operand_scratch_.push_back(nullptr);
-        needs_cycle_check_ = true;
+        body_->needs_cycle_check = true;
       }
       if (operand_scratch_.size() > (1u << 24)) {
         return Error("too many operands");
@@ -1527,7 +1635,7 @@ absl::Status Parser::CheckCycles(Computation& comp) {
   return absl::OkStatus();
 }
 
-absl::Status Parser::ParseComputation(Module& module) {
+absl::Status Parser::ParseComputationHead(Module& module, BodyState& body) {
   if (auto s = SkipSpace(); !s.ok()) return s;
   size_t start = pos_;
   bool is_entry = ConsumeWord("ENTRY");
@@ -1578,39 +1686,100 @@ absl::Status Parser::ParseComputation(Module& module) {
     }
     module.entry_ = raw;
   }
-  scope_.clear();
-  pending_operands_.clear();
-  pending_control_.clear();
-  needs_cycle_check_ = false;
-  bool saw_root = false;
+  body.comp = raw;
+  body.start = start;
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseBody(BodyState& body, size_t stop, bool* closed) {
+  body_ = &body;
+  *closed = false;
   while (true) {
     if (auto s = SkipSpace(); !s.ok()) return s;
+    if (pos_ >= stop) return absl::OkStatus();
     if (Peek() == '}') {
       ++pos_;
-      break;
+      *closed = true;
+      return absl::OkStatus();
     }
     if (AtEnd()) {
       return Error(absl::StrCat("unexpected end of input in computation '",
-                                raw->name_, "' (missing '}')"));
+                                body.comp->name_, "' (missing '}')"));
     }
-    if (auto s = ParseInstruction(*raw, saw_root); !s.ok()) return s;
+    if (auto s = ParseInstruction(*body.comp); !s.ok()) return s;
   }
+}
+
+absl::Status Parser::FinishBody(BodyState& body,
+                                absl::Span<BodyState* const> more) {
+  Computation* raw = body.comp;
+  // Parts read by other threads: their instructions join the computation,
+  // in text order.
+  int roots = body.saw_root ? 1 : 0;
+  for (BodyState* part : more) {
+    for (auto& owned : part->comp->instructions_) {
+      owned->parent_ = raw;
+      raw->instructions_.push_back(std::move(owned));
+    }
+    part->comp->instructions_.clear();
+    if (part->saw_root) {
+      ++roots;
+      raw->root_ = part->comp->root_;
+    }
+  }
+  if (roots > 1) return absl::InvalidArgumentError("more than one ROOT");
   if (raw->instructions_.empty()) {
-    return ErrorAt(start, absl::StrCat("computation '", raw->name_,
-                                       "' has no instructions"));
+    return ErrorAt(body.start, absl::StrCat("computation '", raw->name_,
+                                            "' has no instructions"));
   }
   if (raw->root_ == nullptr) raw->root_ = raw->instructions_.back().get();
-  // Operands defined after their use.
-  for (const PendingOperand& p : pending_operands_) {
-    auto it = scope_.find(p.name);
-    if (it == scope_.end()) {
-      return ErrorAt(p.pos, absl::StrCat("use of undefined instruction '",
-                                         p.name, "' in computation '",
-                                         raw->name_, "'"));
+  // Names are looked up in every part; a name defined in two parts is the
+  // duplicate a sequential read reports.
+  auto lookup = [&](absl::string_view name) -> Instruction* {
+    auto it = body.scope.find(name);
+    if (it != body.scope.end()) return it->second;
+    for (BodyState* part : more) {
+      auto found = part->scope.find(name);
+      if (found != part->scope.end()) return found->second;
     }
-    p.instr->operands_[p.index] = it->second;
+    return nullptr;
+  };
+  for (size_t k = 0; k < more.size(); ++k) {
+    for (const auto& [name, instr] : more[k]->scope) {
+      if (body.scope.contains(name)) {
+        return absl::InvalidArgumentError("duplicate instruction name");
+      }
+      for (size_t e = 0; e < k; ++e) {
+        if (more[e]->scope.contains(name)) {
+          return absl::InvalidArgumentError("duplicate instruction name");
+        }
+      }
+    }
   }
-  if (!pending_operands_.empty()) {
+  // Operands defined after their use (or, between parts, in another part).
+  bool resolved_any = false;
+  bool needs_cycle_check = body.needs_cycle_check;
+  auto resolve = [&](const BodyState& part) -> absl::Status {
+    for (const PendingOperand& p : part.pending_operands) {
+      Instruction* def = lookup(p.name);
+      if (def == nullptr) {
+        return ErrorAt(p.pos, absl::StrCat("use of undefined instruction '",
+                                           p.name, "' in computation '",
+                                           raw->name_, "'"));
+      }
+      p.instr->operands_[p.index] = def;
+      resolved_any = true;
+    }
+    return absl::OkStatus();
+  };
+  if (auto s = resolve(body); !s.ok()) return s;
+  for (BodyState* part : more) {
+    if (auto s = resolve(*part); !s.ok()) return s;
+    // A reference across parts may point forward: check for cycles.
+    needs_cycle_check |= !part->pending_operands.empty() ||
+                         part->needs_cycle_check;
+  }
+  if (resolved_any) {
     // Users in first-use order: rebuild them in text order.
     for (const auto& instr : raw->instructions_) instr->users_.clear();
     for (const auto& instr : raw->instructions_) {
@@ -1621,14 +1790,21 @@ absl::Status Parser::ParseComputation(Module& module) {
       }
     }
   }
-  for (const PendingOperand& p : pending_control_) {
-    auto it = scope_.find(p.name);
-    if (it == scope_.end()) {
-      return ErrorAt(p.pos, absl::StrCat("undefined control predecessor '",
-                                         p.name, "'"));
+  auto resolve_control = [&](const BodyState& part) -> absl::Status {
+    for (const PendingOperand& p : part.pending_control) {
+      Instruction* def = lookup(p.name);
+      if (def == nullptr) {
+        return ErrorAt(p.pos, absl::StrCat("undefined control predecessor '",
+                                           p.name, "'"));
+      }
+      p.instr->rare().control_predecessors.push_back(def);
+      def->rare().control_successors.push_back(p.instr);
     }
-    p.instr->rare().control_predecessors.push_back(it->second);
-    it->second->rare().control_successors.push_back(p.instr);
+    return absl::OkStatus();
+  };
+  if (auto s = resolve_control(body); !s.ok()) return s;
+  for (BodyState* part : more) {
+    if (auto s = resolve_control(*part); !s.ok()) return s;
   }
   // Parameters: numbers 0..n-1, each once.
   std::vector<Instruction*> params;
@@ -1645,16 +1821,20 @@ absl::Status Parser::ParseComputation(Module& module) {
   }
   for (size_t i = 0; i < params.size(); ++i) {
     if (params[i] == nullptr) {
-      return ErrorAt(start, absl::StrCat("computation '", raw->name_,
-                                         "' has no parameter(", i, ")"));
+      return ErrorAt(body.start, absl::StrCat("computation '", raw->name_,
+                                              "' has no parameter(", i, ")"));
     }
   }
   raw->params_ = std::move(params);
   // Without forward references or control edges every edge points to an
   // earlier instruction: no cycle is possible.
-  if (needs_cycle_check_) {
+  if (needs_cycle_check) {
     if (auto s = CheckCycles(*raw); !s.ok()) return s;
   }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseExecutionThread(Computation& comp) {
   // Optional `, execution_thread="host"` after the closing brace.
   size_t save = pos_;
   if (Consume(',')) {
@@ -1667,9 +1847,68 @@ absl::Status Parser::ParseComputation(Module& module) {
     }
     auto thread = ParseString();
     if (!thread.ok()) return thread.status();
-    raw->execution_thread_ = std::move(*thread);
+    comp.execution_thread_ = std::move(*thread);
   }
   return absl::OkStatus();
+}
+
+absl::Status Parser::ParseComputation(Module& module) {
+  BodyState body;
+  if (auto s = ParseComputationHead(module, body); !s.ok()) return s;
+  bool closed = false;
+  if (auto s = ParseBody(body, absl::string_view::npos, &closed); !s.ok()) {
+    return s;
+  }
+  if (auto s = FinishBody(body, {}); !s.ok()) return s;
+  return ParseExecutionThread(*body.comp);
+}
+
+absl::Status Parser::ParseRange(Module& module, size_t stop,
+                                RangeResult& result) {
+  result.tail.reset();
+  std::unique_ptr<BodyState> begun;  // a computation begun in this range
+  BodyState* body = result.continuation.get();
+  if (body != nullptr) {
+    if (auto s = SkipSpace(); !s.ok()) return s;
+    result.first_item_pos = pos_;
+  }
+  while (true) {
+    if (body != nullptr) {
+      bool closed = false;
+      if (auto s = ParseBody(*body, stop, &closed); !s.ok()) return s;
+      if (!closed) {
+        result.final_pos = pos_;
+        result.ends_in_body = true;
+        result.tail = std::move(begun);
+        return absl::OkStatus();
+      }
+      if (body == result.continuation.get()) {
+        // The end of a computation begun in an earlier range: finished when
+        // the ranges are merged.
+        result.continuation_closed = true;
+      } else if (auto s = FinishBody(*body, {}); !s.ok()) {
+        return s;
+      }
+      if (auto s = ParseExecutionThread(*body->comp); !s.ok()) return s;
+      begun.reset();
+      body = nullptr;
+      continue;
+    }
+    if (auto s = SkipSpace(); !s.ok()) return s;
+    if (AtEnd() || pos_ >= stop) {
+      result.final_pos = pos_;
+      result.ends_in_body = false;
+      return absl::OkStatus();
+    }
+    if (text_.substr(pos_, 9) == "HloModule" && !IsIdentChar(Peek(9))) {
+      return Error(
+          "a second 'HloModule' header: this file holds several modules; "
+          "split it with --split-input-file (separator lines '// -----')");
+    }
+    begun = std::make_unique<BodyState>();
+    if (auto s = ParseComputationHead(module, *begun); !s.ok()) return s;
+    body = begun.get();
+  }
 }
 
 absl::Status Parser::Finish(Module& module) {
@@ -1880,25 +2119,31 @@ absl::Status Parser::Finish(Module& module) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModule(
-    std::shared_ptr<const TextBuffer> buffer) {
+absl::Status Parser::ParseModuleStart(Module& module,
+                                      std::shared_ptr<const TextBuffer> buffer) {
   if (text_.size() > (size_t{1} << 31)) {
     return ErrorAt(0, "input larger than 2 GiB");
   }
-  auto module = std::make_unique<Module>();
-  module_ = module.get();
-  module->buffers_.push_back(std::move(buffer));
-  module->source_text_ = text_;
-  module->source_path_ = options_.path;
-  module->line_offset_ = options_.line_offset;
+  module_ = &module;
+  module.buffers_.push_back(std::move(buffer));
+  module.source_text_ = text_;
+  module.source_path_ = options_.path;
+  module.line_offset_ = options_.line_offset;
   if (auto s = SkipSpace(); !s.ok()) return s;
   if (AtEnd()) return Error("empty input: expected an HLO module");
   if (ConsumeWord("HloModule")) {
-    if (auto s = ParseHeader(*module); !s.ok()) return s;
-    if (auto s = ParseStackFrames(*module); !s.ok()) return s;
+    if (auto s = ParseHeader(module); !s.ok()) return s;
+    if (auto s = ParseStackFrames(module); !s.ok()) return s;
   } else {
-    module->has_header_ = false;
+    module.has_header_ = false;
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModule(
+    std::shared_ptr<const TextBuffer> buffer) {
+  auto module = std::make_unique<Module>();
+  if (auto s = ParseModuleStart(*module, std::move(buffer)); !s.ok()) return s;
   while (true) {
     if (auto s = SkipSpace(); !s.ok()) return s;
     if (AtEnd()) break;
@@ -1913,19 +2158,138 @@ absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModule(
   return module;
 }
 
+std::vector<size_t> Parser::SplitPoints(size_t from, int ranges) const {
+  std::vector<size_t> splits;
+  const size_t n = text_.size();
+  size_t last = from;
+  for (int k = 1; k < ranges; ++k) {
+    size_t p = std::max(last + 1, from + (n - from) / ranges * k);
+    // The start of a line that starts an instruction: "\n  name".
+    while (true) {
+      p = text_.find("\n  ", p);
+      if (p == absl::string_view::npos || p + 3 >= n) return splits;
+      char c = text_[p + 3];
+      if (c == '%' || Is(c, kIdentStart)) break;
+      ++p;
+    }
+    last = p + 1;
+    splits.push_back(last);
+  }
+  return splits;
+}
+
+absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModuleInParallel(
+    std::shared_ptr<const TextBuffer> buffer, int threads, int* used) {
+  auto module = std::make_unique<Module>();
+  if (auto s = ParseModuleStart(*module, std::move(buffer)); !s.ok()) return s;
+  if (auto s = SkipSpace(); !s.ok()) return s;
+  std::vector<size_t> splits = SplitPoints(pos_, threads);
+  const size_t ranges = splits.size() + 1;
+  *used = static_cast<int>(ranges);
+  std::vector<RangeResult> results(ranges);
+  std::vector<std::thread> workers;
+  for (size_t k = 1; k < ranges; ++k) {
+    RangeResult& r = results[k];
+    r.module = std::make_unique<Module>();
+    r.placeholder = std::make_unique<Computation>();
+    r.placeholder->parent_ = r.module.get();
+    r.continuation = std::make_unique<BodyState>();
+    r.continuation->comp = r.placeholder.get();
+    r.continuation->start = splits[k - 1];
+    size_t stop = k + 1 < ranges ? splits[k] : absl::string_view::npos;
+    workers.emplace_back([this, &r, start = splits[k - 1], stop] {
+      Parser parser(text_, options_);
+      parser.module_ = r.module.get();
+      parser.pos_ = start;
+      r.status = parser.ParseRange(*r.module, stop, r);
+      r.pending_calls = std::move(parser.pending_calls_);
+    });
+  }
+  results[0].status = ParseRange(*module, ranges > 1 ? splits[0]
+                                                     : absl::string_view::npos,
+                                 results[0]);
+  for (std::thread& t : workers) t.join();
+
+  // The ranges fit when each ended inside a body exactly where the next one
+  // started reading; then the text was read as one sequential pass reads it.
+  auto mismatch = absl::InvalidArgumentError("ranges do not fit");
+  for (size_t k = 0; k < ranges; ++k) {
+    if (!results[k].status.ok()) return results[k].status;
+    bool last = k + 1 == ranges;
+    if (last ? results[k].ends_in_body
+             : !results[k].ends_in_body ||
+                   results[k].final_pos != results[k + 1].first_item_pos) {
+      return mismatch;
+    }
+  }
+  // Computations begun in later ranges join the module, in text order.
+  for (size_t k = 1; k < ranges; ++k) {
+    Module& part = *results[k].module;
+    for (auto& comp : part.computations_) {
+      if (module->computation_by_name_.contains(comp->name_)) return mismatch;
+      comp->parent_ = module.get();
+      module->computation_by_name_[comp->name_] = comp.get();
+      module->computations_.push_back(std::move(comp));
+    }
+    if (part.entry_ != nullptr) {
+      if (module->entry_ != nullptr) return mismatch;
+      module->entry_ = part.entry_;
+    }
+    for (auto& shape : part.shapes_) module->shapes_.push_back(std::move(shape));
+    module->adopted_arenas_.push_back(
+        std::make_unique<Arena>(std::move(part.arena_)));
+    for (const PendingCall& call : results[k].pending_calls) {
+      pending_calls_.push_back(call);
+    }
+  }
+  // Computations read by several ranges are finished whole.
+  BodyState* open = results[0].tail.get();
+  std::vector<BodyState*> parts;
+  for (size_t k = 1; k < ranges; ++k) {
+    if (open == nullptr) return mismatch;
+    parts.push_back(results[k].continuation.get());
+    if (!results[k].continuation_closed) {
+      if (results[k].tail != nullptr) return mismatch;
+      continue;
+    }
+    open->comp->execution_thread_ = results[k].placeholder->execution_thread_;
+    if (auto s = FinishBody(*open, parts); !s.ok()) return s;
+    parts.clear();
+    open = results[k].tail.get();
+  }
+  if (open != nullptr) return mismatch;
+  if (auto s = Finish(*module); !s.ok()) return s;
+  return module;
+}
+
 absl::StatusOr<std::unique_ptr<Module>> ParseHloModule(
     absl::string_view text, const ParseOptions& options) {
   // The module's names point into the text: keep a copy with it.
   std::shared_ptr<const TextBuffer> buffer =
       TextBuffer::FromString(std::string(text));
   absl::string_view copy = buffer->text();
-  Parser parser(copy, options);
-  return parser.ParseModule(std::move(buffer));
+  return ParseHloModule(std::move(buffer), copy, options);
 }
 
 absl::StatusOr<std::unique_ptr<Module>> ParseHloModule(
     std::shared_ptr<const TextBuffer> buffer, absl::string_view text,
     const ParseOptions& options) {
+  // Large inputs are read by several threads, each from a line that starts
+  // an instruction; the result is what one thread reads. Anything unusual
+  // (an error, ranges that do not fit) makes a sequential read decide.
+  size_t per_thread = std::max<size_t>(1, options.min_bytes_per_thread);
+  int threads = static_cast<int>(
+      std::min<size_t>(std::max(options.threads, 1), text.size() / per_thread));
+  if (options.threads_used != nullptr) *options.threads_used = 1;
+  if (threads > 1) {
+    Parser parser(text, options);
+    int used = 0;
+    auto module = parser.ParseModuleInParallel(buffer, threads, &used);
+    if (module.ok()) {
+      if (options.threads_used != nullptr) *options.threads_used = used;
+      return module;
+    }
+  }
   Parser parser(text, options);
   return parser.ParseModule(std::move(buffer));
 }

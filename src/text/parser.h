@@ -23,6 +23,14 @@ struct ParseOptions {
   std::string path = "<stdin>";
   // Added to every line number (for pieces of a --split-input-file input).
   uint32_t line_offset = 0;
+  // Threads the parser may use for one large input (at least
+  // min_bytes_per_thread of text each); the module, and any error, are the
+  // same as with one.
+  int threads = 1;
+  size_t min_bytes_per_thread = size_t{4} << 20;
+  // If set, receives the number of threads the parse used (1 when the text
+  // was read sequentially, e.g. after ranges that did not fit).
+  int* threads_used = nullptr;
 };
 
 // Parses one HLO module from `text`. `text` must stay alive only during the

@@ -165,6 +165,9 @@ struct CommonOptions {
   bool in_place = false;
   std::string passes;
   OffloadOptions offload;
+  // Threads for parsing one large module (all cores when one file is
+  // checked; files of a batch are spread over the cores instead).
+  int parse_threads = 1;
 };
 
 // Expands directories into their *.txt / *.hlo files (sorted).
@@ -246,6 +249,7 @@ ModuleResult ProcessChunk(const std::string& path,
   ParseOptions parse_options;
   parse_options.path = path;
   parse_options.line_offset = chunk.line_offset;
+  parse_options.threads = options.parse_threads;
   auto module = ParseHloModule(buffer, chunk.text, parse_options);
   if (!module.ok()) {
     result.parse_failed = true;
@@ -720,6 +724,10 @@ int RunTool(const std::vector<std::string>& args, std::ostream& out,
     err << "hlo-offload: error: " << files.status().message() << "\n";
     return static_cast<int>(ExitCode::kUsage);
   }
+  options->parse_threads =
+      files->size() == 1
+          ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
+          : 1;
   const CommonOptions& opts = *options;
   auto process_file = [&](const std::string& file) {
     return ProcessFile(file, opts, run_passes, print, strategy);
