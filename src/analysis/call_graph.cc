@@ -7,12 +7,12 @@ namespace hloff {
 
 CallGraph::CallGraph(const Module& module) {
   for (const auto& comp : module.computations()) {
-    for (const auto& instr : comp->raw_instructions()) {
+    for (Instruction* instr : comp->key_instructions()) {
       for (Computation* callee : instr->called_computations()) {
+        // An instruction's calls are consecutive: a repeat is the last one.
         auto& callers = callers_[callee];
-        if (std::find(callers.begin(), callers.end(), instr.get()) ==
-            callers.end()) {
-          callers.push_back(instr.get());
+        if (callers.empty() || callers.back() != instr) {
+          callers.push_back(instr);
         }
       }
     }

@@ -2,6 +2,7 @@
 #include "ir/hlo.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
@@ -107,13 +108,16 @@ Shape* Instruction::mutable_shape() {
   if (!(flags_ & kOwnsShape)) {
     shape_ = new Shape(*shape_);
     flags_ |= kOwnsShape;
+    if (parent_ != nullptr) ++parent_->parent_->owned_shapes_;
   }
   return shape_;
 }
 
 void Instruction::set_shape(const Shape& shape) {
-  if (shape == *shape_) return;
-  SetShape(parent_->parent_->InternShape(shape), /*owned=*/false);
+  if (&shape == shape_) return;
+  const Shape* shared = parent_->parent_->InternShape(shape);
+  if (shared == shape_) return;
+  SetShape(shared, /*owned=*/false);
 }
 
 absl::string_view Instruction::opcode_spelling() const {
@@ -166,7 +170,22 @@ Instruction::output_to_operand_aliasing() const {
 
 absl::string_view Instruction::origin_name() const {
   if (rare_ != nullptr && !rare_->origin_name.empty()) return rare_->origin_name;
-  return name_;
+  return name();
+}
+
+namespace {
+// The first (up to) four bytes of `text`, zero-padded.
+uint32_t Prefix4(absl::string_view text) {
+  uint32_t prefix = 0;
+  std::memcpy(&prefix, text.data(), std::min<size_t>(4, text.size()));
+  return prefix;
+}
+}  // namespace
+
+void Instruction::SetName(absl::string_view name) {
+  name_data_ = name.data();
+  name_size_ = static_cast<uint32_t>(name.size());
+  name_prefix_ = Prefix4(name);
 }
 
 std::vector<int64_t> Instruction::OperandIndices(
@@ -607,6 +626,11 @@ void InstructionBuilder::CopyAttributes(const Instruction& from,
     // Control dependencies are not copied (XLA's Clone does not copy them).
     if (a.kind() != AttrKind::kControlPredecessors) ++kept;
   }
+  if (!to->called_computations().empty() && to->parent_ != nullptr &&
+      !(to->flags_ & Instruction::kKey)) {
+    to->flags_ |= Instruction::kKey;
+    to->parent_->key_instructions_.push_back(to);
+  }
   to->attributes_ = to->arena().NewArray<Attribute>(kept);
   to->attribute_count_ = static_cast<uint16_t>(kept);
   size_t i = 0;
@@ -709,12 +733,23 @@ Instruction* Computation::AddInstruction(HloOpcode opcode, const Shape& shape,
   instr->opcode_ = opcode;
   instr->SetShape(parent_->InternShape(shape), /*owned=*/false);
   instr->parent_ = this;
-  instr->name_ = arena.CopyString(parent_->UniqueName(name_prefix));
+  instr->SetName(arena.CopyString(parent_->UniqueName(name_prefix)));
   instr->operands_ = arena.CopyArray(operands.data(), operands.size());
   instr->operand_count_ = static_cast<uint32_t>(operands.size());
   for (Instruction* op : operands) op->AddUser(instr);
   instructions_.push_back(InstructionPtr(instr));
+  NoteKeyInstruction(instr);
   return instr;
+}
+
+void Computation::NoteKeyInstruction(Instruction* instr) {
+  if (instr->opcode_ == HloOpcode::kParameter ||
+      instr->opcode_ == HloOpcode::kCustomCall ||
+      instr->opcode_ == HloOpcode::kAsyncStart ||
+      !instr->called_computations().empty()) {
+    instr->flags_ |= Instruction::kKey;
+    key_instructions_.push_back(instr);
+  }
 }
 
 void Computation::RemoveInstruction(Instruction* instruction) {
@@ -776,6 +811,10 @@ void Computation::Sweep() {
     instructions_[kept++] = std::move(instr);
   }
   instructions_.resize(kept);
+  key_instructions_.erase(
+      std::remove_if(key_instructions_.begin(), key_instructions_.end(),
+                     [](const Instruction* i) { return i->IsDead(); }),
+      key_instructions_.end());
   dead_count_ = 0;
 }
 
@@ -818,10 +857,13 @@ size_t Module::ShapeHash::operator()(const Shape* shape) const {
 }
 
 const Shape* Module::InternShape(const Shape& shape) {
+  // A shape the pool already holds is its own answer (no hashing).
+  if (pooled_.contains(&shape)) return &shape;
   auto it = shape_pool_.find(&shape);
   if (it != shape_pool_.end()) return *it;
   shapes_.push_back(std::make_unique<Shape>(shape));
   shape_pool_.insert(shapes_.back().get());
+  pooled_.insert(shapes_.back().get());
   return shapes_.back().get();
 }
 
@@ -875,18 +917,25 @@ Module::NameIds& Module::IdsFor(absl::string_view root) {
   // reserved with this root is taken (the index is built lazily so that
   // parsing pays nothing for it).
   NameIds& ids = names_[std::string(root)];
-  auto note = [&](absl::string_view name) {
-    if (name.size() < root.size() ||
-        name.substr(0, root.size()) != root) {
+  // The prefix kept in each instruction rules out almost every name without
+  // reading its text.
+  const uint32_t prefix = Prefix4(root);
+  const uint32_t mask =
+      root.size() >= 4 ? ~uint32_t{0} : (uint32_t{1} << (8 * root.size())) - 1;
+  auto note = [&](const Instruction& instr) {
+    if (instr.name_size_ < root.size() ||
+        (instr.name_prefix_ & mask) != prefix) {
       return;
     }
+    absl::string_view name = instr.name();
+    if (name.substr(0, root.size()) != root) return;
     auto [r, id] = SplitNumericSuffix(name);
     if (r == root) ids.used[id] = true;
   };
   for (const auto& comp : computations_) {
-    for (const auto& instr : comp->instructions_) note(instr->name_);
+    for (const auto& instr : comp->instructions_) note(*instr);
   }
-  for (const auto& instr : graveyard_) note(instr->name_);
+  for (const auto& instr : graveyard_) note(*instr);
   return ids;
 }
 

@@ -122,7 +122,9 @@ class Instruction {
   // The spelling printed for the opcode; differs from HloOpcodeString for
   // async sugar such as `custom-call-start`.
   absl::string_view opcode_spelling() const;
-  absl::string_view name() const { return name_; }
+  absl::string_view name() const {
+    return absl::string_view(name_data_, name_size_);
+  }
   const Shape& shape() const { return *shape_; }
   // The shape to modify in place. A shape read from the text is shared by
   // the instructions that spell it alike; the first call gives this
@@ -286,6 +288,7 @@ class Instruction {
     kFrontendModified = 2,
     kOwnsShape = 4,
     kParsedAsRoot = 8,  // spelled `ROOT name = ...` (offset_ is at ROOT)
+    kKey = 16,          // listed in its computation's key_instructions()
   };
   static constexpr uint32_t kNoOffset = UINT32_MAX;
 
@@ -309,7 +312,12 @@ class Instruction {
   uint32_t offset_ = kNoOffset;  // of the instruction in the module's text
   uint32_t operand_count_ = 0;
   mutable uint32_t mark_ = 0;  // traversal state, see Computation
-  absl::string_view name_;
+  // The name, and its first bytes for scans that look for a prefix
+  // (Module::UniqueName) without touching the text.
+  const char* name_data_ = nullptr;
+  uint32_t name_size_ = 0;
+  uint32_t name_prefix_ = 0;
+  void SetName(absl::string_view name);
   Shape* shape_ = nullptr;
   Computation* parent_ = nullptr;
   Instruction** operands_ = nullptr;
@@ -375,6 +383,13 @@ class Computation {
   const std::vector<InstructionPtr>& raw_instructions() const {
     return instructions_;
   }
+  // The parameters, custom calls, async starts and instructions that call
+  // computations, in stored order (dead ones included until Sweep): what
+  // module-wide scans of the passes look for, without visiting every
+  // instruction.
+  absl::Span<Instruction* const> key_instructions() const {
+    return key_instructions_;
+  }
 
   // Creates an instruction in this computation. `name_prefix` is made unique
   // module-wide (copy, copy.1, ...).
@@ -396,6 +411,7 @@ class Computation {
   friend class Module;
   friend class Parser;
   friend class Instruction;
+  friend class InstructionBuilder;
   // Starts a traversal: instructions whose mark_ is below the returned value
   // are unvisited; value is "open", value + 1 "done".
   uint32_t NewTraversal() const;
@@ -408,7 +424,10 @@ class Computation {
   mutable uint32_t epoch_ = 0;
   std::vector<Instruction*> params_;
   std::vector<InstructionPtr> instructions_;
+  std::vector<Instruction*> key_instructions_;
   int64_t dead_count_ = 0;
+  // Adds `instr` (just stored last) to key_instructions_ if it is one.
+  void NoteKeyInstruction(Instruction* instr);
 };
 
 // The entry computation layout: the source of truth for which parameters and
@@ -495,6 +514,14 @@ class Module {
   // A shape equal to `shape`, owned by the module and shared by every caller
   // that asks for an equal one.
   const Shape* InternShape(const Shape& shape);
+  // Calls `fn(shape)` for every shape an instruction may share (those read
+  // from the text and those interned); returns false if some instruction has
+  // a shape of its own (from mutable_shape()), which this does not visit.
+  template <typename Fn>
+  bool ForEachSharedShape(Fn&& fn) const {
+    for (const auto& shape : shapes_) fn(*shape);
+    return owned_shapes_ == 0;
+  }
   // The text the module was parsed from (empty when built otherwise).
   absl::string_view source_text() const { return source_text_; }
   // Line and column of byte `offset` of source_text() (line_offset added).
@@ -503,6 +530,7 @@ class Module {
  private:
   friend class Parser;
   friend class Computation;
+  friend class Instruction;
   // NameUniquer state: for each root name, the ids in use (0 = bare root)
   // and the next id to try.
   struct NameIds {
@@ -525,6 +553,8 @@ class Module {
     bool operator()(const Shape* a, const Shape* b) const { return *a == *b; }
   };
   absl::flat_hash_set<const Shape*, ShapeHash, ShapeEq> shape_pool_;
+  absl::flat_hash_set<const Shape*> pooled_;  // shape_pool_ by address
+  int64_t owned_shapes_ = 0;  // instructions that ever took a private shape
 
   std::string name_;
   Computation* entry_ = nullptr;

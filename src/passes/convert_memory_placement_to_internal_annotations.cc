@@ -14,7 +14,7 @@ absl::StatusOr<bool> ConvertMemoryPlacementToInternalAnnotations::Run(
   absl::flat_hash_set<const Computation*> fused;
   absl::flat_hash_set<const Computation*> annotated;
   for (const auto& comp : module.computations()) {
-    for (const auto& instr : comp->raw_instructions()) {
+    for (Instruction* instr : comp->key_instructions()) {
       if (instr->opcode() == HloOpcode::kFusion) {
         for (Computation* c : instr->called_computations()) fused.insert(c);
       } else if (instr->IsCustomCall(kDevicePlacementTarget)) {

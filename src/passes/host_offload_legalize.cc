@@ -664,7 +664,7 @@ absl::StatusOr<bool> Legalizer::ProcessAnnotation(Instruction* instruction) {
 absl::StatusOr<bool> Legalizer::Run() {
   absl::flat_hash_set<const Computation*> fused;
   for (const auto& comp : module_.computations()) {
-    for (const auto& instr : comp->raw_instructions()) {
+    for (Instruction* instr : comp->key_instructions()) {
       if (instr->opcode() == HloOpcode::kFusion) {
         for (Computation* c : instr->called_computations()) fused.insert(c);
       }
@@ -673,8 +673,8 @@ absl::StatusOr<bool> Legalizer::Run() {
   std::vector<Instruction*> starts;
   for (const auto& comp : module_.computations()) {
     if (fused.contains(comp.get())) continue;
-    for (const auto& owned : comp->raw_instructions()) {
-      Instruction* instr = owned.get();
+    // Entry parameters and MoveToHosts, in stored order.
+    for (Instruction* instr : comp->key_instructions()) {
       if (instr->IsDead()) continue;
       if (IsEntryParameter(instr)) {
         const Shape& param =

@@ -211,14 +211,9 @@ bool HasHostLeaf(const Shape& shape) {
 }
 
 bool Offloader::ScanAndRemoveHostMemorySpace() {
-  bool changed = false;
-  // Shapes are shared between instructions: each distinct one is tested and
-  // rewritten once. Null: the shape has no host leaf.
-  absl::flat_hash_map<const Shape*, const Shape*> without_host;
   std::vector<Instruction*> async_starts;
   for (const auto& comp : module_.computations()) {
-    for (const auto& owned : comp->raw_instructions()) {
-      Instruction* instr = owned.get();
+    for (Instruction* instr : comp->key_instructions()) {
       if (instr->opcode() == HloOpcode::kFusion) {
         for (Computation* c : instr->called_computations()) fused_.insert(c);
       } else if (IsMoveToHost(instr)) {
@@ -228,6 +223,24 @@ bool Offloader::ScanAndRemoveHostMemorySpace() {
       } else if (!instr->IsDead() && IsHostAsyncStart(instr)) {
         async_starts.push_back(instr);
       }
+    }
+  }
+  for (Instruction* start : async_starts) {
+    if (!fused_.contains(start->parent())) host_async_starts_.push_back(start);
+  }
+  // Every instruction's shape is one the module shares (or one of its own):
+  // when none has a host leaf there is nothing to remove.
+  bool any_host = false;
+  bool all_shared = module_.ForEachSharedShape(
+      [&](const Shape& shape) { any_host = any_host || HasHostLeaf(shape); });
+  if (!any_host && all_shared) return false;
+  bool changed = false;
+  // Each distinct shape is tested and rewritten once. Null: the shape has no
+  // host leaf.
+  absl::flat_hash_map<const Shape*, const Shape*> without_host;
+  for (const auto& comp : module_.computations()) {
+    for (const auto& owned : comp->raw_instructions()) {
+      Instruction* instr = owned.get();
       const Shape* shape = &instr->shape();
       auto [it, inserted] = without_host.try_emplace(shape, nullptr);
       if (inserted && HasHostLeaf(*shape)) {
@@ -248,9 +261,6 @@ bool Offloader::ScanAndRemoveHostMemorySpace() {
       instr->set_shape(*it->second);
       changed = true;
     }
-  }
-  for (Instruction* start : async_starts) {
-    if (!fused_.contains(start->parent())) host_async_starts_.push_back(start);
   }
   return changed;
 }

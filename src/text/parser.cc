@@ -1377,11 +1377,11 @@ absl::Status Parser::ParseInstruction(Computation& comp) {
   Instruction* instr = new (module_->arena().Allocate(
       sizeof(Instruction), alignof(Instruction))) Instruction();
   comp.instructions_.push_back(InstructionPtr(instr));
-  instr->name_ = *name;
+  instr->SetName(*name);
   instr->parent_ = &comp;
   instr->offset_ = static_cast<uint32_t>(is_root ? start : name_pos);
   if (is_root) instr->flags_ |= Instruction::kParsedAsRoot;
-  auto [slot, inserted] = body_->scope.try_emplace(instr->name_, instr);
+  auto [slot, inserted] = body_->scope.try_emplace(*name, instr);
   if (!inserted) {
     return ErrorAt(name_pos, absl::StrCat("duplicate instruction name '",
                                           *name, "' in computation '",
@@ -1579,6 +1579,7 @@ absl::Status Parser::ParseInstruction(Computation& comp) {
     p.called = module_->arena().NewArray<Computation*>(called_count_);
     p.called_count = static_cast<uint32_t>(called_count_);
   }
+  comp.NoteKeyInstruction(instr);
   if (instr->opcode_ == HloOpcode::kGetTupleElement && instr->index_ < 0) {
     return ErrorAt(opcode_pos, "get-tuple-element needs an index= attribute");
   }
@@ -1619,9 +1620,9 @@ absl::Status Parser::CheckCycles(Computation& comp) {
           bool in = false;
           for (auto& [n, unused] : stack) {
             in |= n == dep;
-            if (in) cycle.push_back(n->name_);
+            if (in) cycle.push_back(n->name());
           }
-          cycle.push_back(dep->name_);
+          cycle.push_back(dep->name());
           return ErrorAt(NamePos(dep),
                          absl::StrCat("cycle in computation '", comp.name_,
                                       "': ", absl::StrJoin(cycle, " -> ")));
@@ -1722,6 +1723,10 @@ absl::Status Parser::FinishBody(BodyState& body,
       raw->instructions_.push_back(std::move(owned));
     }
     part->comp->instructions_.clear();
+    for (Instruction* key : part->comp->key_instructions_) {
+      raw->key_instructions_.push_back(key);
+    }
+    part->comp->key_instructions_.clear();
     if (part->saw_root) {
       ++roots;
       raw->root_ = part->comp->root_;
@@ -1933,7 +1938,7 @@ absl::Status Parser::Finish(Module& module) {
       Instruction* instr = owned.get();
       auto fail = [&](std::string what) {
         return ErrorAt(NamePos(instr),
-                       absl::StrCat("'", instr->name_, "': ", what));
+                       absl::StrCat("'", instr->name(), "': ", what));
       };
       auto need_operands = [&](int64_t n) -> absl::Status {
         if (instr->operand_count() == n) return absl::OkStatus();

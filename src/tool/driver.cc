@@ -168,7 +168,20 @@ struct CommonOptions {
   // Threads for parsing one large module (all cores when one file is
   // checked; files of a batch are spread over the cores instead).
   int parse_threads = 1;
+  // See SetLeaveModulesAtExit (only for a single file: a batch frees each
+  // module before the next).
+  bool leave_modules_at_exit = false;
 };
+
+bool leave_modules_at_exit = false;
+
+// Keeps `module` until the process ends instead of freeing it now.
+void LeaveAtExit(std::unique_ptr<Module> module) {
+  static auto* const kept = new std::vector<std::unique_ptr<Module>>();
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  kept->push_back(std::move(module));
+}
 
 // Expands directories into their *.txt / *.hlo files (sorted).
 absl::StatusOr<std::vector<std::string>> ExpandInputs(
@@ -290,7 +303,11 @@ ModuleResult ProcessChunk(const std::string& path,
       return result;
     }
   }
-  if (keep) result.module = std::move(*module);
+  if (keep) {
+    result.module = std::move(*module);
+  } else if (options.leave_modules_at_exit) {
+    LeaveAtExit(std::move(*module));
+  }
   return result;
 }
 
@@ -552,6 +569,8 @@ std::string DocsForCode(DiagCode code) {
 
 }  // namespace
 
+void SetLeaveModulesAtExit(bool leave) { leave_modules_at_exit = leave; }
+
 int RunTool(const std::vector<std::string>& args, std::ostream& out,
             std::ostream& err) {
   CLI::App app{
@@ -728,6 +747,7 @@ int RunTool(const std::vector<std::string>& args, std::ostream& out,
       files->size() == 1
           ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
           : 1;
+  options->leave_modules_at_exit = leave_modules_at_exit && files->size() == 1;
   const CommonOptions& opts = *options;
   auto process_file = [&](const std::string& file) {
     return ProcessFile(file, opts, run_passes, print, strategy);
@@ -736,6 +756,18 @@ int RunTool(const std::vector<std::string>& args, std::ostream& out,
   std::vector<FileDiagnostics> collected;
   nlohmann::json json_files = nlohmann::json::array();
   std::vector<FileOutcome::Printed> to_print;
+  // Printed modules are left for the process exit too (see
+  // SetLeaveModulesAtExit), after they are printed.
+  struct LeavePrinted {
+    std::vector<FileOutcome::Printed>& printed;
+    bool leave;
+    ~LeavePrinted() {
+      if (!leave) return;
+      for (FileOutcome::Printed& p : printed) {
+        if (p.module != nullptr) LeaveAtExit(std::move(p.module));
+      }
+    }
+  } leave_printed{to_print, opts.leave_modules_at_exit};
   auto take = [&](FileOutcome& outcome) {
     err << outcome.err;
     exit_code = std::max(exit_code, outcome.exit_code);

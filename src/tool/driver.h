@@ -22,6 +22,12 @@ namespace hloff {
 int RunTool(const std::vector<std::string>& args, std::ostream& out,
             std::ostream& err);
 
+// When a run checks, formats or optimises a single file, its module is left
+// in memory when RunTool returns instead of being freed piece by piece:
+// for a process that ends right after (main), the exit reclaims it at once.
+// Off by default (a library caller would keep the memory).
+void SetLeaveModulesAtExit(bool leave);
+
 // Reads a whole file (or standard input for "-"). Errors: NOT_FOUND /
 // PERMISSION_DENIED style statuses with the OS reason.
 absl::StatusOr<std::string> ReadInput(const std::string& path);
