@@ -311,14 +311,23 @@ def stage_plan(n_instr, n_annot):
     base = 96
     per_stack = 12  # 3 forward, 4 backward, 2 entry (broadcast, gte), 3 gte
     per_direct = 3
-    stages = max(1, n_instr // base)
-    while True:
+
+    def total(stages):
         stacked = min(n_annot, 2 * stages)
-        direct = n_annot - stacked
-        total = stages * base + stacked * per_stack + direct * per_direct
-        if total <= n_instr or stages == 1:
-            break
-        stages = max(1, stages - max(1, (total - n_instr) // base))
+        return (stages * base + stacked * per_stack +
+                (n_annot - stacked) * per_direct)
+
+    # The most stages that fit (total() grows with the number of stages).
+    lo, hi = 1, max(1, n_instr // base)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if total(mid) <= n_instr:
+            lo = mid
+        else:
+            hi = mid - 1
+    stages = lo
+    stacked = min(n_annot, 2 * stages)
+    direct = n_annot - stacked
     plan = []
     for s in range(stages):
         n_stack = stacked // stages + (1 if s < stacked % stages else 0)
