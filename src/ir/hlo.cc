@@ -80,12 +80,52 @@ Instruction::~Instruction() {
 Arena& Instruction::arena() const { return parent_->parent_->arena(); }
 
 Instruction::Payload& Instruction::payload() {
-  if (payload_ == nullptr) payload_ = arena().New<Payload>();
+  if (payload_ != nullptr) return *payload_;
+  auto& free = parent_->parent_->free_payloads_;
+  if (free.empty()) {
+    payload_ = arena().New<Payload>();
+  } else {
+    payload_ = new (free.back()) Payload();
+    free.pop_back();
+  }
   return *payload_;
 }
 
+Instruction::Extra& Instruction::extra() {
+  Payload& p = payload();
+  if (p.extra != nullptr) return *p.extra;
+  auto& free = parent_->parent_->free_extras_;
+  if (free.empty()) {
+    p.extra = arena().New<Extra>();
+  } else {
+    p.extra = new (free.back()) Extra();
+    free.pop_back();
+  }
+  return *p.extra;
+}
+
+Instruction::Origin& Instruction::origin() {
+  Payload& p = payload();
+  if (p.origin != nullptr) return *p.origin;
+  auto& free = parent_->parent_->free_origins_;
+  if (free.empty()) {
+    p.origin = arena().New<Origin>();
+  } else {
+    p.origin = new (free.back()) Origin();
+    free.pop_back();
+  }
+  return *p.origin;
+}
+
 Instruction::Rare& Instruction::rare() const {
-  if (rare_ == nullptr) rare_ = arena().New<Rare>();
+  if (rare_ != nullptr) return *rare_;
+  auto& free = parent_->parent_->free_rares_;
+  if (free.empty()) {
+    rare_ = arena().New<Rare>();
+  } else {
+    rare_ = new (free.back()) Rare();
+    free.pop_back();
+  }
   return *rare_;
 }
 
@@ -121,15 +161,17 @@ void Instruction::set_shape(const Shape& shape) {
 }
 
 absl::string_view Instruction::opcode_spelling() const {
-  if (payload_ != nullptr && !payload_->opcode_spelling.empty()) {
-    return payload_->opcode_spelling;
-  }
+  const Extra* e = extra_or_null();
+  if (e != nullptr && !e->opcode_spelling.empty()) return e->opcode_spelling;
   return HloOpcodeString(opcode_);
 }
 
 SourceLoc Instruction::loc() const {
   if (rare_ != nullptr && rare_->has_loc) return rare_->loc;
-  if (rare_ != nullptr && rare_->origin != nullptr) return rare_->origin->loc();
+  if (const Origin* o = origin_or_null(); o != nullptr && o->from_source) {
+    if (o->offset == kNoOffset || parent_ == nullptr) return SourceLoc{};
+    return parent_->parent_->LocAt(o->offset);
+  }
   if (offset_ == kNoOffset || parent_ == nullptr) return SourceLoc{};
   return parent_->parent_->LocAt(offset_);
 }
@@ -151,15 +193,15 @@ absl::Span<const int64_t> Instruction::dynamic_slice_sizes() const {
 }
 
 absl::Span<const Instruction::SliceDim> Instruction::slice_dims() const {
-  if (payload_ == nullptr) return {};
-  return absl::MakeConstSpan(payload_->slice_dims, payload_->slice_dim_count);
+  const Extra* e = extra_or_null();
+  if (e == nullptr) return {};
+  return absl::MakeConstSpan(e->slice_dims, e->slice_dim_count);
 }
 
 absl::string_view Instruction::async_execution_thread() const {
-  if (payload_ == nullptr || payload_->async_execution_thread.empty()) {
-    return "main";
-  }
-  return payload_->async_execution_thread;
+  const Extra* e = extra_or_null();
+  if (e == nullptr || e->async_execution_thread.empty()) return "main";
+  return e->async_execution_thread;
 }
 
 absl::Span<const Instruction::Aliasing>
@@ -169,7 +211,15 @@ Instruction::output_to_operand_aliasing() const {
 }
 
 absl::string_view Instruction::origin_name() const {
-  if (rare_ != nullptr && !rare_->origin_name.empty()) return rare_->origin_name;
+  Origin* o = payload_ == nullptr ? nullptr : payload_->origin;
+  if (o == nullptr) return name();
+  if (o->name.empty() && o->from_source && !o->note.empty()) {
+    // Built on first use (diagnostics only).
+    o->name = parent_->parent_->arena().CopyString(
+        absl::StrCat(o->source_name, " (", o->note, ")"));
+  }
+  if (!o->name.empty()) return o->name;
+  if (o->from_source) return o->source_name;
   return name();
 }
 
@@ -214,11 +264,20 @@ bool Instruction::IsRoot() const {
 
 // ---- metadata ----
 
-OpMetadata Instruction::ParseMetadata() const {
-  OpMetadata md;
+absl::string_view Instruction::MetadataText() const {
+  if (const Origin* o = origin_or_null(); o != nullptr && o->from_source) {
+    return o->metadata;
+  }
   auto raw = FindRawAttribute("metadata");
-  if (!raw) return md;
-  absl::string_view v = raw->value;
+  return raw ? raw->value : absl::string_view();
+}
+
+namespace {
+
+// Parses the text of a `metadata={...}` attribute.
+OpMetadata ParseMetadataText(absl::string_view v) {
+  OpMetadata md;
+  if (v.empty()) return md;
   // Space- or comma-separated key=value items.
   size_t i = 1;
   while (i + 1 < v.size()) {
@@ -261,16 +320,17 @@ OpMetadata Instruction::ParseMetadata() const {
   return md;
 }
 
+}  // namespace
+
 const OpMetadata& Instruction::metadata() const {
   static const OpMetadata* const kEmpty = new OpMetadata();
   if (rare_ != nullptr && rare_->metadata_set) {
-    if (rare_->metadata) return *rare_->metadata;
-    if (rare_->origin != nullptr) return rare_->origin->metadata();
-    return *kEmpty;
+    return rare_->metadata ? *rare_->metadata : *kEmpty;
   }
-  if (attribute_count_ == 0) return *kEmpty;
+  absl::string_view text = MetadataText();
+  if (text.empty()) return *kEmpty;
   Rare& r = rare();
-  r.metadata = std::make_unique<OpMetadata>(ParseMetadata());
+  r.metadata = std::make_unique<OpMetadata>(ParseMetadataText(text));
   r.metadata_set = true;
   return *r.metadata;
 }
@@ -279,7 +339,6 @@ void Instruction::set_metadata_from(const Instruction& other) {
   Rare& r = rare();
   r.metadata = std::make_unique<OpMetadata>(other.metadata());
   r.metadata_set = true;
-  r.origin = nullptr;
   auto md = other.FindRawAttribute("metadata");
   if (!md) return;
   absl::string_view text(md->name.data(),
@@ -292,38 +351,49 @@ void Instruction::set_origin(const OpMetadata& metadata, SourceLoc loc,
   Rare& r = rare();
   r.metadata = std::make_unique<OpMetadata>(metadata);
   r.metadata_set = true;
-  r.origin = nullptr;
   r.has_loc = true;
   r.loc = loc;
-  r.origin_name = arena().CopyString(origin_name);
+  Origin& o = origin();
+  o = Origin();
+  o.name = arena().CopyString(origin_name);
 }
 
 void Instruction::set_origin_from(const Instruction& source,
-                                  absl::string_view origin_name) {
-  Rare& r = rare();
-  // The source may be removed later; keep what its answers depend on.
+                                  absl::string_view note) {
+  // What was set on the source explicitly is copied now; otherwise its
+  // offset and metadata text (views that outlive it: the source may be
+  // removed and its memory reused) are kept and read when asked for.
   if (source.rare_ != nullptr &&
       (source.rare_->has_loc || source.rare_->metadata_set)) {
-    set_origin(source.metadata(), source.loc(), origin_name);
+    set_origin(source.metadata(), source.loc(),
+               note.empty() ? std::string(source.name())
+                            : absl::StrCat(source.name(), " (", note, ")"));
     return;
   }
-  r.metadata.reset();
-  r.metadata_set = true;
-  r.has_loc = false;
-  r.origin = &source;
-  r.origin_name = arena().CopyString(origin_name);
+  if (rare_ != nullptr) {
+    rare_->metadata.reset();
+    rare_->metadata_set = false;
+    rare_->has_loc = false;
+  }
+  const Origin* from = source.origin_or_null();
+  Origin& o = origin();
+  o = Origin();
+  o.from_source = true;
+  o.offset = from != nullptr && from->from_source ? from->offset : source.offset_;
+  o.metadata = source.MetadataText();
+  o.source_name = source.name();
+  o.note = note;
 }
 
 // ---- frontend attributes ----
 
 namespace {
 
-// Splits the text `{k="v", k2={...}}` into key/value pairs (values keep their
-// quotes or braces). The parser has validated the text.
-std::vector<std::pair<std::string, std::string>> SplitFrontendAttributes(
-    absl::string_view v) {
-  std::vector<std::pair<std::string, std::string>> out;
-  if (v.size() < 2) return out;
+// Calls `fn(key, value)` for the pairs of the text `{k="v", k2={...}}`
+// (values keep their quotes or braces). The parser has validated the text.
+template <typename Fn>
+void ForEachFrontendAttribute(absl::string_view v, Fn&& fn) {
+  if (v.size() < 2) return;
   size_t i = 1;
   absl::string_view body = v.substr(0, v.size() - 1);
   while (i < body.size()) {
@@ -331,7 +401,7 @@ std::vector<std::pair<std::string, std::string>> SplitFrontendAttributes(
     if (i >= body.size()) break;
     size_t key_start = i;
     while (i < body.size() && body[i] != '=' && body[i] != ' ') ++i;
-    std::string key(body.substr(key_start, i - key_start));
+    absl::string_view key = body.substr(key_start, i - key_start);
     while (i < body.size() && body[i] == ' ') ++i;
     if (i >= body.size() || body[i] != '=' || key.empty()) break;
     ++i;
@@ -368,10 +438,8 @@ std::vector<std::pair<std::string, std::string>> SplitFrontendAttributes(
       break;
     }
     i = std::min(i, body.size());
-    out.emplace_back(std::move(key),
-                     std::string(body.substr(value_start, i - value_start)));
+    fn(key, body.substr(value_start, i - value_start));
   }
-  return out;
 }
 
 }  // namespace
@@ -388,7 +456,12 @@ Instruction::frontend_attributes() const {
     if (!has) return *kEmpty;
     Rare& r = rare();
     auto raw = FindRawAttribute("frontend_attributes");
-    if (raw) r.frontend = SplitFrontendAttributes(raw->value);
+    if (raw) {
+      ForEachFrontendAttribute(raw->value, [&](absl::string_view key,
+                                               absl::string_view value) {
+        r.frontend.emplace_back(std::string(key), std::string(value));
+      });
+    }
     r.frontend_parsed = true;
   }
   return rare_->frontend;
@@ -396,12 +469,25 @@ Instruction::frontend_attributes() const {
 
 std::optional<std::string> Instruction::GetFrontendAttribute(
     absl::string_view key) const {
-  for (const auto& [k, v] : frontend_attributes()) {
-    if (k != key) continue;
+  auto unquote = [](absl::string_view v) {
     if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'')) {
-      return v.substr(1, v.size() - 2);
+      return std::string(v.substr(1, v.size() - 2));
     }
-    return v;
+    return std::string(v);
+  };
+  if (rare_ == nullptr || !rare_->frontend_parsed) {
+    // Read from the text without keeping the pairs.
+    auto raw = FindRawAttribute("frontend_attributes");
+    if (!raw) return std::nullopt;
+    std::optional<std::string> found;
+    ForEachFrontendAttribute(raw->value, [&](absl::string_view k,
+                                             absl::string_view v) {
+      if (!found && k == key) found = unquote(v);
+    });
+    return found;
+  }
+  for (const auto& [k, v] : rare_->frontend) {
+    if (k == key) return unquote(v);
   }
   return std::nullopt;
 }
@@ -450,8 +536,24 @@ std::optional<RawAttribute> Instruction::FindRawAttribute(
   return std::nullopt;
 }
 
+absl::string_view WellKnownCustomCallTarget(absl::string_view target) {
+  static constexpr absl::string_view kTargets[] = {
+      "annotate_device_placement", "MoveToHost",      "MoveToDevice",
+      "AllocateBuffer",            "PinToDevice",     "PinToDeviceSram",
+      "X64SplitLow",               "X64SplitHigh",    "X64Combine",
+      "Sharding",                  "SPMDFullToShardShape",
+      "SPMDShardToFullShape",      "__cudnn$convForward",
+  };
+  for (absl::string_view known : kTargets) {
+    if (known == target) return known;
+  }
+  return absl::string_view();
+}
+
 void Instruction::set_custom_call_target(absl::string_view target) {
-  payload().custom_call_target = arena().CopyString(target);
+  absl::string_view known = WellKnownCustomCallTarget(target);
+  payload().custom_call_target =
+      known.empty() ? arena().CopyString(target) : known;
 }
 
 void Instruction::set_sharding(std::optional<RawAttribute> sharding) {
@@ -601,7 +703,13 @@ void InstructionBuilder::CopyAttributes(const Instruction& from,
                                         Instruction* to) {
   // Views into `from`'s text stay valid: both live in the same module.
   if (from.payload_ != nullptr) {
+    // The origin is not an attribute: a copy reports its own name and place.
     to->payload() = *from.payload_;
+    to->payload_->extra = nullptr;
+    to->payload_->origin = nullptr;
+    if (from.payload_->extra != nullptr) {
+      to->extra() = *from.payload_->extra;
+    }
   } else if (to->payload_ != nullptr) {
     *to->payload_ = Instruction::Payload();
   }
@@ -620,7 +728,6 @@ void InstructionBuilder::CopyAttributes(const Instruction& from,
   Instruction::Rare& r = to->rare();
   r.metadata = std::make_unique<OpMetadata>(md);
   r.metadata_set = true;
-  r.origin = nullptr;
   size_t kept = 0;
   for (const Attribute& a : from.attributes()) {
     // Control dependencies are not copied (XLA's Clone does not copy them).
@@ -728,8 +835,7 @@ Instruction* Computation::AddInstruction(HloOpcode opcode, const Shape& shape,
                                          absl::Span<Instruction* const> operands,
                                          absl::string_view name_prefix) {
   Arena& arena = parent_->arena_;
-  Instruction* instr = new (arena.Allocate(sizeof(Instruction),
-                                           alignof(Instruction))) Instruction();
+  Instruction* instr = parent_->NewInstruction();
   instr->opcode_ = opcode;
   instr->SetShape(parent_->InternShape(shape), /*owned=*/false);
   instr->parent_ = this;
@@ -800,12 +906,10 @@ void Computation::RemoveInstructionAndUnusedOperands(Instruction* instruction) {
 
 void Computation::Sweep() {
   if (dead_count_ == 0) return;
-  // Dead instructions stay allocated until the module dies: passes may still
-  // hold pointers to them (origins, visited sets), and their names stay taken.
   size_t kept = 0;
   for (auto& instr : instructions_) {
     if (instr->IsDead()) {
-      parent_->graveyard_.push_back(std::move(instr));
+      parent_->Recycle(std::move(instr));
       continue;
     }
     instructions_[kept++] = std::move(instr);
@@ -825,7 +929,35 @@ Module::Module() = default;
 Module::~Module() {
   // Instructions point at shapes_ and arena memory; drop them first.
   computations_.clear();
-  graveyard_.clear();
+}
+
+Instruction* Module::NewInstruction() {
+  void* memory;
+  if (free_instructions_.empty()) {
+    memory = arena_.Allocate(sizeof(Instruction), alignof(Instruction));
+  } else {
+    memory = free_instructions_.back();
+    free_instructions_.pop_back();
+  }
+  return new (memory) Instruction();
+}
+
+void Module::Recycle(InstructionPtr instruction) {
+  Instruction* instr = instruction.release();
+  retired_names_.push_back(RetiredName{instr->name(), instr->name_prefix_});
+  if (instr->payload_ != nullptr) {
+    if (instr->payload_->extra != nullptr) {
+      free_extras_.push_back(instr->payload_->extra);
+    }
+    if (instr->payload_->origin != nullptr) {
+      free_origins_.push_back(instr->payload_->origin);
+    }
+    free_payloads_.push_back(instr->payload_);
+  }
+  Instruction::Rare* rare = instr->rare_;
+  instr->~Instruction();  // destroys *rare
+  if (rare != nullptr) free_rares_.push_back(rare);
+  free_instructions_.push_back(instr);
 }
 
 namespace {
@@ -930,30 +1062,38 @@ Module::NameIds& Module::IdsFor(absl::string_view root) {
     absl::string_view name = instr.name();
     if (name.substr(0, root.size()) != root) return;
     auto [r, id] = SplitNumericSuffix(name);
-    if (r == root) ids.used[id] = true;
+    if (r == root) ids.used.insert(id);
   };
   for (const auto& comp : computations_) {
     for (const auto& instr : comp->instructions_) note(*instr);
   }
-  for (const auto& instr : graveyard_) note(*instr);
+  for (const RetiredName& retired : retired_names_) {
+    if (retired.name.size() < root.size() ||
+        (retired.prefix & mask) != prefix ||
+        retired.name.substr(0, root.size()) != root) {
+      continue;
+    }
+    auto [r, id] = SplitNumericSuffix(retired.name);
+    if (r == root) ids.used.insert(id);
+  }
   return ids;
 }
 
 void Module::ReserveName(absl::string_view name) {
   auto [root, id] = SplitNumericSuffix(name);
-  IdsFor(root).used[id] = true;
+  IdsFor(root).used.insert(id);
 }
 
 std::string Module::UniqueName(absl::string_view prefix) {
   auto [root, id] = SplitNumericSuffix(prefix);
   NameIds& ids = IdsFor(root);
   if (!ids.used.contains(id) && id >= ids.next) {
-    ids.used[id] = true;
+    ids.used.insert(id);
     return std::string(prefix);
   }
   int64_t next = std::max(ids.next, id);
   while (ids.used.contains(next)) ++next;
-  ids.used[next] = true;
+  ids.used.insert(next);
   ids.next = next + 1;
   if (next == 0) return std::string(root);
   return absl::StrCat(root, ".", next);

@@ -147,7 +147,10 @@ class Instruction {
   }
   // Users in first-use order, each once (xla::HloInstruction::users).
   inline absl::Span<Instruction* const> users() const;
-  int64_t user_count() const { return users().size(); }
+  int64_t user_count() const {
+    return static_cast<int64_t>(users_.size()) -
+           (rare_ != nullptr ? rare_->removed_users : 0);
+  }
   // The operand positions at which `operand` is used by this instruction.
   std::vector<int64_t> OperandIndices(const Instruction* operand) const;
 
@@ -237,9 +240,10 @@ class Instruction {
   void set_origin(const OpMetadata& metadata, SourceLoc loc,
                   absl::string_view origin_name = {});
   // As set_origin with `source`'s metadata and location, both resolved only
-  // when asked for (cheap for passes that create one per annotation).
-  void set_origin_from(const Instruction& source,
-                       absl::string_view origin_name = {});
+  // when asked for (cheap for passes that create one per annotation). The
+  // origin name is `<source name> (<note>)`, or the source's name when
+  // `note` is empty; `note` must outlive the module (e.g. a literal).
+  void set_origin_from(const Instruction& source, absl::string_view note = {});
   // The name of the input instruction this one replaces (e.g. the
   // annotate_device_placement a MoveToHost came from), else its own name.
   absl::string_view origin_name() const;
@@ -252,17 +256,36 @@ class Instruction {
   friend struct InstructionDeleter;
 
   // Fields few instructions have; arena memory, trivially destructible.
+  struct Extra;
+  struct Origin;
   struct Payload {
     absl::string_view custom_call_target;
     absl::string_view literal;
+    Computation** called = nullptr;
+    const int64_t* dynamic_slice_sizes = nullptr;
+    uint32_t called_count = 0;
+    uint32_t dynamic_slice_size_count = 0;
+    Extra* extra = nullptr;
+    Origin* origin = nullptr;
+  };
+  // set_origin / set_origin_from: what diagnostics report for this
+  // instruction. For set_origin_from, where the source instruction was read,
+  // its metadata text and its name (views that outlive it) and the note the
+  // reported name carries; arena memory, trivially destructible.
+  struct Origin {
+    bool from_source = false;
+    uint32_t offset = UINT32_MAX;
+    absl::string_view metadata;
+    absl::string_view source_name;
+    absl::string_view note;
+    absl::string_view name;  // explicit, or built from the above
+  };
+  // Fields fewer instructions have; arena memory, trivially destructible.
+  struct Extra {
     absl::string_view async_execution_thread;
     absl::string_view opcode_spelling;  // empty: HloOpcodeString(opcode)
-    const int64_t* dynamic_slice_sizes = nullptr;
     const SliceDim* slice_dims = nullptr;
-    Computation** called = nullptr;
-    uint32_t dynamic_slice_size_count = 0;
     uint32_t slice_dim_count = 0;
-    uint32_t called_count = 0;
   };
   // Fields fewer still have, or that passes add; destroyed with the
   // instruction.
@@ -272,10 +295,8 @@ class Instruction {
     bool frontend_parsed = false;
     std::vector<Instruction*> control_predecessors;
     std::vector<Instruction*> control_successors;
-    absl::string_view origin_name;
     bool has_loc = false;
     SourceLoc loc;
-    const Instruction* origin = nullptr;  // set_origin_from source
     std::unique_ptr<OpMetadata> metadata;
     bool metadata_set = false;
     // High-fanout values: user -> position in users_, with removed slots
@@ -295,6 +316,14 @@ class Instruction {
   Instruction() = default;
   Arena& arena() const;
   Payload& payload();
+  Extra& extra();
+  const Extra* extra_or_null() const {
+    return payload_ == nullptr ? nullptr : payload_->extra;
+  }
+  Origin& origin();
+  const Origin* origin_or_null() const {
+    return payload_ == nullptr ? nullptr : payload_->origin;
+  }
   Rare& rare() const;
   void AppendAttribute(const Attribute& attribute);
   void SetShape(const Shape* shape, bool owned);
@@ -304,7 +333,8 @@ class Instruction {
   bool HasUser(const Instruction* user);
   void EnsureUserIndex();
   void ClearUsers();
-  OpMetadata ParseMetadata() const;
+  // The text of the `metadata` attribute, or of the source's (origin).
+  absl::string_view MetadataText() const;
 
   HloOpcode opcode_ = HloOpcode::kParameter;
   uint8_t flags_ = 0;
@@ -403,8 +433,9 @@ class Computation {
   // (xla RemoveInstructionAndUnusedOperands); parameters and side-effecting
   // custom calls are kept.
   void RemoveInstructionAndUnusedOperands(Instruction* instruction);
-  // Drops dead instructions from the list (they stay allocated, and their
-  // names taken, until the module dies).
+  // Drops dead instructions from the list; their names stay taken and their
+  // memory is reused by later instructions, so no pointer to a removed
+  // instruction may be kept across a Sweep.
   void Sweep();
 
  private:
@@ -533,8 +564,34 @@ class Module {
   friend class Instruction;
   // NameUniquer state: for each root name, the ids in use (0 = bare root)
   // and the next id to try.
+  // A set of name ids: a bitmap for the dense small ids XLA's names carry,
+  // a hash set for the others.
+  class IdSet {
+   public:
+    bool contains(int64_t id) const {
+      if (id >= 0 && id < kDense) {
+        size_t word = static_cast<size_t>(id) / 64;
+        return word < bits_.size() && (bits_[word] >> (id % 64)) & 1;
+      }
+      return sparse_.contains(id);
+    }
+    void insert(int64_t id) {
+      if (id >= 0 && id < kDense) {
+        size_t word = static_cast<size_t>(id) / 64;
+        if (word >= bits_.size()) bits_.resize(word + 1 + word / 2, 0);
+        bits_[word] |= uint64_t{1} << (id % 64);
+        return;
+      }
+      sparse_.insert(id);
+    }
+
+   private:
+    static constexpr int64_t kDense = int64_t{1} << 28;
+    std::vector<uint64_t> bits_;
+    absl::flat_hash_set<int64_t> sparse_;
+  };
   struct NameIds {
-    absl::flat_hash_map<int64_t, bool> used;
+    IdSet used;
     int64_t next = 0;
   };
   NameIds& IdsFor(absl::string_view root);
@@ -568,9 +625,25 @@ class Module {
   std::string source_path_;
   uint32_t line_offset_ = 0;
   absl::flat_hash_map<std::string, NameIds> names_;
-  // Swept instructions: kept until the module dies (see Computation::Sweep).
-  std::vector<InstructionPtr> graveyard_;
+  // Swept instructions: their names stay taken, their memory is reused.
+  struct RetiredName {
+    absl::string_view name;
+    uint32_t prefix;
+  };
+  std::vector<RetiredName> retired_names_;
+  std::vector<void*> free_instructions_;
+  std::vector<Instruction::Payload*> free_payloads_;
+  std::vector<Instruction::Extra*> free_extras_;
+  std::vector<Instruction::Origin*> free_origins_;
+  std::vector<Instruction::Rare*> free_rares_;
+  void Recycle(InstructionPtr instruction);
+  Instruction* NewInstruction();
 };
+
+// The static copy of a custom-call target the passes look for (MoveToHost,
+// annotate_device_placement, ...), or empty: instructions point to it
+// instead of to the input text, so that testing a target reads no text.
+absl::string_view WellKnownCustomCallTarget(absl::string_view target);
 
 // Builds a computation's instruction ready for AddInstruction-style wiring;
 // used by passes that need attributes beyond opcode/shape/operands.

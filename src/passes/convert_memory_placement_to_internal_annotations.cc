@@ -32,16 +32,26 @@ absl::StatusOr<bool> ConvertMemoryPlacementToInternalAnnotations::Run(
       auto placement = instr->GetFrontendAttribute(kBufferPlacementAttr);
       if (!placement) continue;
       absl::string_view target;
+      // What diagnostics call the new instruction: "<annotation> (<note>)".
+      absl::string_view note;
       bool to_host = false;
-      if (*placement == "pinned_host" || *placement == "unpinned_host") {
+      if (*placement == "pinned_host") {
         target = kMoveToHostTarget;
+        note = "annotate_device_placement pinned_host";
+        to_host = true;
+      } else if (*placement == "unpinned_host") {
+        target = kMoveToHostTarget;
+        note = "annotate_device_placement unpinned_host";
         to_host = true;
       } else if (*placement == "device") {
         target = kMoveToDeviceTarget;
+        note = "annotate_device_placement device";
       } else if (*placement == "vmem") {
         target = kPinToDeviceSramTarget;
+        note = "annotate_device_placement vmem";
       } else if (*placement == "pinned_device") {
         target = kPinToDeviceTarget;
+        note = "annotate_device_placement pinned_device";
       } else {
         continue;
       }
@@ -64,13 +74,13 @@ absl::StatusOr<bool> ConvertMemoryPlacementToInternalAnnotations::Run(
       call->set_sharding(instr->sharding());
       // Not printed (XLA does not copy it), but kept so that diagnostics can
       // name the user's line.
-      call->set_origin_from(
-          *instr, absl::StrCat(instr->name(), " (annotate_device_placement ",
-                               *placement, ")"));
+      call->set_origin_from(*instr, note);
       instr->ReplaceAllUsesWith(call);
       comp->RemoveInstructionAndUnusedOperands(instr);
       changed = true;
     }
+    // The annotations' memory serves the next computation's new calls.
+    comp->Sweep();
   }
   return changed;
 }

@@ -1115,11 +1115,13 @@ bool Offloader::CseCreatedCopies() {
   // Layout-sensitive CSE of the copies this pass created: same operand,
   // same shape (layout and memory space included).
   bool changed = false;
-  absl::flat_hash_map<std::pair<const Instruction*, std::string>, Instruction*>
+  // Equal shapes are one shared shape of the module: compare pointers.
+  absl::flat_hash_map<std::pair<const Instruction*, const Shape*>, Instruction*>
       canonical;
   for (Instruction* copy : created_copies_) {
     if (copy->IsDead()) continue;
-    auto key = std::make_pair(copy->operand(0), ShapeToString(copy->shape()));
+    auto key = std::make_pair(copy->operand(0),
+                              module_.InternShape(copy->shape()));
     auto [it, inserted] = canonical.emplace(key, copy);
     if (inserted) continue;
     copy->ReplaceAllUsesWith(it->second);

@@ -104,6 +104,95 @@ KnownAttribute ClassifyAttribute(absl::string_view name) {
 bool IsIdentStart(char c) { return Is(c, kIdentStart); }
 bool IsIdentChar(char c) { return Is(c, kIdentChar); }
 
+// A computation's instructions by name: open addressing on a fast hash of
+// the name, with the name's place in the text kept in the slot (no copies).
+// The parser does one insert per instruction and one lookup per operand.
+class NameTable {
+ public:
+  NameTable() : slots_(kInitial) {}
+  // Adds `instr` under `name` (a view that outlives the table); returns the
+  // instruction that already has that name, or nullptr.
+  Instruction* Insert(absl::string_view name, Instruction* instr) {
+    if ((size_ + 1) * 2 > slots_.size()) Grow();
+    uint64_t h = Hash(name);
+    for (size_t i = h & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
+      Slot& slot = slots_[i];
+      if (slot.instr == nullptr) {
+        slot = Slot{name.data(), static_cast<uint32_t>(name.size()),
+                    static_cast<uint32_t>(h >> 32), instr};
+        ++size_;
+        return nullptr;
+      }
+      if (Matches(slot, h, name)) return slot.instr;
+    }
+  }
+  Instruction* Find(absl::string_view name) const {
+    uint64_t h = Hash(name);
+    for (size_t i = h & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
+      const Slot& slot = slots_[i];
+      if (slot.instr == nullptr) return nullptr;
+      if (Matches(slot, h, name)) return slot.instr;
+    }
+  }
+  // Calls `fn(instr)` for every instruction, in no particular order.
+  template <typename Fn>
+  void ForEach(Fn fn) const {
+    for (const Slot& slot : slots_) {
+      if (slot.instr != nullptr) fn(slot.instr);
+    }
+  }
+
+ private:
+  static constexpr size_t kInitial = 16;
+  struct Slot {
+    const char* data = nullptr;
+    uint32_t size = 0;
+    uint32_t tag = 0;  // high bits of the hash
+    Instruction* instr = nullptr;
+  };
+  static uint64_t Hash(absl::string_view s) {
+    constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+    uint64_t h = s.size() * kMul;
+    const char* p = s.data();
+    size_t n = s.size();
+    while (n >= 8) {
+      uint64_t w;
+      std::memcpy(&w, p, 8);
+      h = (h ^ w) * kMul;
+      h ^= h >> 29;
+      p += 8;
+      n -= 8;
+    }
+    if (n > 0) {
+      uint64_t w = 0;
+      std::memcpy(&w, p, n);
+      h = (h ^ w) * kMul;
+    }
+    h ^= h >> 32;
+    h *= 0xD6E8FEB86659FD93ull;
+    h ^= h >> 32;
+    return h;
+  }
+  static bool Matches(const Slot& slot, uint64_t h, absl::string_view name) {
+    return slot.tag == static_cast<uint32_t>(h >> 32) &&
+           slot.size == name.size() &&
+           std::memcmp(slot.data, name.data(), name.size()) == 0;
+  }
+  void Grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    for (const Slot& slot : old) {
+      if (slot.instr == nullptr) continue;
+      uint64_t h = Hash(absl::string_view(slot.data, slot.size));
+      size_t i = h & (slots_.size() - 1);
+      while (slots_[i].instr != nullptr) i = (i + 1) & (slots_.size() - 1);
+      slots_[i] = slot;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
+
 class Parser {
  public:
   Parser(absl::string_view text, const ParseOptions& options)
@@ -561,7 +650,7 @@ class Parser {
   // ranges has one BodyState per range, merged by FinishBody.
   struct BodyState {
     Computation* comp = nullptr;
-    absl::flat_hash_map<absl::string_view, Instruction*> scope;
+    NameTable scope;
     std::vector<PendingOperand> pending_operands;
     std::vector<PendingOperand> pending_control;
     bool needs_cycle_check = false;
@@ -1189,7 +1278,8 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
     if (v.front() != '"' && v.front() != '\'') return bad("expected a string");
     absl::string_view body = v.substr(1, v.size() - 2);
     if (body.find('\\') == absl::string_view::npos) {
-      instr.payload().custom_call_target = body;
+      absl::string_view known = WellKnownCustomCallTarget(body);
+      instr.payload().custom_call_target = known.empty() ? body : known;
     } else {
       std::string out, err;
       if (!absl::CUnescape(body, &out, &err)) return bad(err);
@@ -1299,14 +1389,14 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
       dims.push_back({parts[0], parts[1], parts.size() == 3 ? parts[2] : 1});
       i = close + 1;
     }
-    Instruction::Payload& p = instr.payload();
-    p.slice_dims = module_->arena().CopyArray(dims.data(), dims.size());
-    p.slice_dim_count = static_cast<uint32_t>(dims.size());
+    Instruction::Extra& e = instr.extra();
+    e.slice_dims = module_->arena().CopyArray(dims.data(), dims.size());
+    e.slice_dim_count = static_cast<uint32_t>(dims.size());
   } else if (known == KnownAttribute::kAsyncExecutionThread) {
     if (v.size() < 2 || (v.front() != '"' && v.front() != '\'')) {
       return bad("expected a string");
     }
-    instr.payload().async_execution_thread = v.substr(1, v.size() - 2);
+    instr.extra().async_execution_thread = v.substr(1, v.size() - 2);
   } else if (known == KnownAttribute::kOutputToOperandAliasing) {
     // {{out}: (operand, {in}), ...}
     std::vector<Instruction::Aliasing> aliasing;
@@ -1381,8 +1471,7 @@ absl::Status Parser::ParseInstruction(Computation& comp) {
   instr->parent_ = &comp;
   instr->offset_ = static_cast<uint32_t>(is_root ? start : name_pos);
   if (is_root) instr->flags_ |= Instruction::kParsedAsRoot;
-  auto [slot, inserted] = body_->scope.try_emplace(*name, instr);
-  if (!inserted) {
+  if (body_->scope.Insert(*name, instr) != nullptr) {
     return ErrorAt(name_pos, absl::StrCat("duplicate instruction name '",
                                           *name, "' in computation '",
                                           comp.name_, "'"));
@@ -1437,7 +1526,7 @@ absl::Status Parser::ParseInstruction(Computation& comp) {
   }
   instr->opcode_ = *opcode;
   if (spelling != HloOpcodeString(*opcode)) {
-    instr->payload().opcode_spelling = spelling;
+    instr->extra().opcode_spelling = spelling;
   }
 
   if (auto s = Expect('(', "'(' after the opcode"); !s.ok()) return s;
@@ -1534,9 +1623,8 @@ absl::Status Parser::ParseInstruction(Computation& comp) {
             "compact get-tuple-element operands ('%x#0') are not supported; "
             "print the module without compact_gte");
       }
-      auto it = body_->scope.find(*operand);
-      if (it != body_->scope.end() && it->second != instr) {
-        Instruction* def = it->second;
+      Instruction* def = body_->scope.Find(*operand);
+      if (def != nullptr && def != instr) {
         operand_scratch_.push_back(def);
         // Users in first-use order, each once: a repeat can only be this
         // instruction, just added.
@@ -1741,24 +1829,23 @@ absl::Status Parser::FinishBody(BodyState& body,
   // Names are looked up in every part; a name defined in two parts is the
   // duplicate a sequential read reports.
   auto lookup = [&](absl::string_view name) -> Instruction* {
-    auto it = body.scope.find(name);
-    if (it != body.scope.end()) return it->second;
+    if (Instruction* found = body.scope.Find(name)) return found;
     for (BodyState* part : more) {
-      auto found = part->scope.find(name);
-      if (found != part->scope.end()) return found->second;
+      if (Instruction* found = part->scope.Find(name)) return found;
     }
     return nullptr;
   };
   for (size_t k = 0; k < more.size(); ++k) {
-    for (const auto& [name, instr] : more[k]->scope) {
-      if (body.scope.contains(name)) {
-        return absl::InvalidArgumentError("duplicate instruction name");
+    bool duplicate = false;
+    more[k]->scope.ForEach([&](const Instruction* instr) {
+      if (duplicate) return;
+      duplicate = body.scope.Find(instr->name()) != nullptr;
+      for (size_t e = 0; e < k && !duplicate; ++e) {
+        duplicate = more[e]->scope.Find(instr->name()) != nullptr;
       }
-      for (size_t e = 0; e < k; ++e) {
-        if (more[e]->scope.contains(name)) {
-          return absl::InvalidArgumentError("duplicate instruction name");
-        }
-      }
+    });
+    if (duplicate) {
+      return absl::InvalidArgumentError("duplicate instruction name");
     }
   }
   // Operands defined after their use (or, between parts, in another part).
@@ -2045,7 +2132,7 @@ absl::Status Parser::Finish(Module& module) {
     absl::flat_hash_map<const Computation*, uint8_t> state;
     auto callees = [](const Computation* c) {
       std::vector<Computation*> out;
-      for (const auto& instr : c->instructions_) {
+      for (const Instruction* instr : c->key_instructions_) {
         for (Computation* callee : instr->called_computations()) {
           out.push_back(callee);
         }
