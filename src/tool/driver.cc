@@ -553,7 +553,8 @@ void RunInOrder(const std::vector<std::string>& files, Process process,
       outcome = std::move(slots[i]);
       slots[i].reset();
     }
-    clear_progress();
+    // The progress line goes away only when something is written below it.
+    if (!outcome->err.empty()) clear_progress();
     take(*outcome);
   }
   clear_progress();
