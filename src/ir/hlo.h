@@ -636,7 +636,10 @@ class Module {
   std::vector<Instruction::Extra*> free_extras_;
   std::vector<Instruction::Origin*> free_origins_;
   std::vector<Instruction::Rare*> free_rares_;
+  // Takes a swept instruction: retires its name, destroys it and keeps its
+  // memory for NewInstruction.
   void Recycle(InstructionPtr instruction);
+  // Memory for a new instruction (recycled if any), default-constructed.
   Instruction* NewInstruction();
 };
 

@@ -373,9 +373,7 @@ class Parser {
       }
       return static_cast<int64_t>(0 - value);
     }
-    if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      return static_cast<int64_t>(value);  // as the previous parser: wraps
-    }
+    // Above INT64_MAX the value wraps (callers reject negative sizes).
     return static_cast<int64_t>(value);
   }
   // A quoted string ('"' or '\''), returned with C escapes resolved.

@@ -570,7 +570,14 @@ std::string DocsForCode(DiagCode code) {
 
 }  // namespace
 
-void SetLeaveModulesAtExit(bool leave) { leave_modules_at_exit = leave; }
+void SetLeaveModulesAtExit(bool leave) {
+#if defined(__SANITIZE_ADDRESS__)
+  // LeakSanitizer does not look into the module's mapped arena blocks and
+  // would report what they point to: free the module as usual.
+  leave = false;
+#endif
+  leave_modules_at_exit = leave;
+}
 
 int RunTool(const std::vector<std::string>& args, std::ostream& out,
             std::ostream& err) {
