@@ -7,14 +7,12 @@ namespace hloff {
 
 CallGraph::CallGraph(const Module& module) {
   for (const auto& comp : module.computations()) {
-    for (const auto& instr : comp->raw_instructions()) {
+    for (Instruction* instr : comp->key_instructions()) {
       for (Computation* callee : instr->called_computations()) {
-        // An instruction's callees are listed together, so a repeated one
-        // (branch_computations={f, f}) finds it last: no scan of a list
-        // that a computation with 10^5 callers would make quadratic.
+        // An instruction's calls are consecutive: a repeat is the last one.
         auto& callers = callers_[callee];
-        if (callers.empty() || callers.back() != instr.get()) {
-          callers.push_back(instr.get());
+        if (callers.empty() || callers.back() != instr) {
+          callers.push_back(instr);
         }
       }
     }

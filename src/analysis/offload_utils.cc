@@ -1,6 +1,8 @@
 // Successor/predecessor relations for host-offload dataflow.
 #include "analysis/offload_utils.h"
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 
 namespace hloff {
@@ -352,6 +354,32 @@ bool IsAllowedBetweenSliceAndMoveToDevice(const Instruction* instr) {
 std::vector<Instruction*> MoveToHostsInOffloaderOrder(const Module& module) {
   std::vector<Instruction*> move_to_hosts;
   Computation* entry = module.entry();
+  // Only computations that hold a MoveToHost or call one that does are
+  // ordered: the others cannot add to the list (found from each
+  // computation's key instructions, calls and custom calls among them).
+  absl::flat_hash_map<const Computation*, std::vector<const Computation*>> callers;
+  std::vector<const Computation*> worklist;
+  for (const auto& comp : module.computations()) {
+    bool holds = false;
+    for (Instruction* instr : comp->key_instructions()) {
+      if (instr->IsDead()) continue;
+      holds |= IsMoveToHost(instr);
+      for (Computation* callee : instr->called_computations()) {
+        callers[callee].push_back(comp.get());
+      }
+    }
+    if (holds) worklist.push_back(comp.get());
+  }
+  absl::flat_hash_set<const Computation*> reaching;
+  while (!worklist.empty()) {
+    const Computation* comp = worklist.back();
+    worklist.pop_back();
+    if (!reaching.insert(comp).second) continue;
+    auto it = callers.find(comp);
+    if (it == callers.end()) continue;
+    for (const Computation* caller : it->second) worklist.push_back(caller);
+  }
+  if (entry == nullptr || !reaching.contains(entry)) return move_to_hosts;
   absl::flat_hash_set<const Computation*> expanded = {entry};
   struct Frame {
     std::vector<Instruction*> order;
@@ -370,7 +398,7 @@ std::vector<Instruction*> MoveToHostsInOffloaderOrder(const Module& module) {
     if (frame.callee == 0 && IsMoveToHost(instr)) move_to_hosts.push_back(instr);
     if (frame.callee < instr->called_computations().size()) {
       Computation* callee = instr->called_computations()[frame.callee++];
-      if (expanded.insert(callee).second) {
+      if (reaching.contains(callee) && expanded.insert(callee).second) {
         stack.push_back({callee->MakeInstructionPostOrder()});
       }
       continue;

@@ -90,7 +90,7 @@ Diagnostic MakeDiagnostic(DiagCode code, std::string message,
   d.message = std::move(message);
   if (instr != nullptr) {
     d.loc = instr->loc();
-    d.instruction = instr->name();
+    d.instruction = std::string(instr->name());
     if (instr->parent() != nullptr) d.computation = instr->parent()->name();
   }
   return d;

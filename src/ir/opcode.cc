@@ -18,17 +18,51 @@ absl::string_view HloOpcodeString(HloOpcode opcode) {
   return "unknown";
 }
 
-std::optional<HloOpcode> StringToHloOpcode(absl::string_view spelling) {
-  static const auto* const kMap = [] {
-    auto* map = new absl::flat_hash_map<absl::string_view, HloOpcode>();
-#define X(name, spelling, historical) map->emplace(spelling, HloOpcode::k##name);
+namespace {
+
+// An open-addressed table of the spellings, hashed on the length and three
+// characters: one probe and one compare for most lookups (the parser does one
+// per instruction).
+class OpcodeTable {
+ public:
+  OpcodeTable() {
+#define X(name, spelling, historical) Insert(spelling, HloOpcode::k##name);
 #include "ir/opcodes.def"
 #undef X
-    return map;
-  }();
-  auto it = kMap->find(spelling);
-  if (it == kMap->end()) return std::nullopt;
-  return it->second;
+  }
+  std::optional<HloOpcode> Find(absl::string_view spelling) const {
+    if (spelling.empty()) return std::nullopt;
+    for (size_t i = Hash(spelling);; i = (i + 1) & (kSize - 1)) {
+      const Entry& e = entries_[i];
+      if (e.spelling.empty()) return std::nullopt;
+      if (e.spelling == spelling) return e.opcode;
+    }
+  }
+
+ private:
+  static constexpr size_t kSize = 1024;  // a power of two, > 4x the opcodes
+  struct Entry {
+    absl::string_view spelling;
+    HloOpcode opcode = HloOpcode::kParameter;
+  };
+  static size_t Hash(absl::string_view s) {
+    size_t n = s.size();
+    auto c = [&](size_t i) { return static_cast<size_t>(static_cast<uint8_t>(s[i])); };
+    return (n * 131 + c(0) * 31 + c(n - 1) * 17 + c(n / 2) * 7) & (kSize - 1);
+  }
+  void Insert(absl::string_view spelling, HloOpcode opcode) {
+    size_t i = Hash(spelling);
+    while (!entries_[i].spelling.empty()) i = (i + 1) & (kSize - 1);
+    entries_[i] = Entry{spelling, opcode};
+  }
+  Entry entries_[kSize];
+};
+
+}  // namespace
+
+std::optional<HloOpcode> StringToHloOpcode(absl::string_view spelling) {
+  static const OpcodeTable* const kTable = new OpcodeTable();
+  return kTable->Find(spelling);
 }
 
 bool IsValidDuringPureMemoryOffload(HloOpcode opcode) {

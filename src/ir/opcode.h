@@ -5,12 +5,13 @@
 #define HLO_OFFLOAD_IR_OPCODE_H_
 
 #include "absl/strings/string_view.h"
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
 namespace hloff {
 
-enum class HloOpcode {
+enum class HloOpcode : uint8_t {
 #define X(name, spelling, historical) k##name,
 #include "ir/opcodes.def"
 #undef X

@@ -50,18 +50,22 @@ bool CompatibleIgnoringFpPrecision(const Shape& a, const Shape& b) {
 
 absl::StatusOr<bool> ConvertMemoryPlacementToInternalAnnotations::Run(
     Module& module) {
-  // Fusion computations are skipped, as in XLA.
+  // Fusion computations are skipped, as in XLA. Only computations holding an
+  // annotation need their post order (one scan finds them).
   absl::flat_hash_set<const Computation*> fused;
+  absl::flat_hash_set<const Computation*> annotated;
   for (const auto& comp : module.computations()) {
-    for (const auto& instr : comp->raw_instructions()) {
+    for (Instruction* instr : comp->key_instructions()) {
       if (instr->opcode() == HloOpcode::kFusion) {
         for (Computation* c : instr->called_computations()) fused.insert(c);
+      } else if (instr->IsCustomCall(kDevicePlacementTarget)) {
+        annotated.insert(comp.get());
       }
     }
   }
   bool changed = false;
   for (const auto& comp : module.computations()) {
-    if (fused.contains(comp.get())) continue;
+    if (fused.contains(comp.get()) || !annotated.contains(comp.get())) continue;
     for (Instruction* instr : comp->MakeInstructionPostOrder()) {
       if (instr->IsDead() || !instr->IsCustomCall(kDevicePlacementTarget)) {
         continue;
@@ -70,7 +74,10 @@ absl::StatusOr<bool> ConvertMemoryPlacementToInternalAnnotations::Run(
       if (!placement) continue;
       absl::string_view target;
       bool to_host = false;
-      if (*placement == "pinned_host" || *placement == "unpinned_host") {
+      if (*placement == "pinned_host") {
+        target = kMoveToHostTarget;
+        to_host = true;
+      } else if (*placement == "unpinned_host") {
         target = kMoveToHostTarget;
         to_host = true;
       } else if (*placement == "device") {
@@ -115,11 +122,13 @@ absl::StatusOr<bool> ConvertMemoryPlacementToInternalAnnotations::Run(
       call->set_sharding(instr->sharding());
       // Not printed (XLA does not copy it), but kept so that diagnostics can
       // name the user's line.
-      call->set_origin(instr->metadata(), instr->loc(), instr->name());
+      call->set_origin_from(*instr);
       instr->ReplaceAllUsesWith(call);
       comp->RemoveInstructionAndUnusedOperands(instr);
       changed = true;
     }
+    // The annotations' memory serves the next computation's new calls.
+    comp->Sweep();
   }
   return changed;
 }

@@ -66,10 +66,10 @@ std::string Key(const Instruction* instr) {
   absl::StrAppend(&key, "|", instr->literal_text(), "|", instr->tuple_index(),
                   "|");
   for (int64_t s : instr->dynamic_slice_sizes()) absl::StrAppend(&key, s, ",");
-  for (const RawAttribute& attr : instr->raw_attributes()) {
+  for (const Attribute& attr : instr->attributes()) {
     // Metadata says where a value came from, not what it is.
-    if (attr.name == "metadata") continue;
-    absl::StrAppend(&key, "|", attr.name, "=", attr.value);
+    if (attr.kind() != AttrKind::kRaw || attr.name() == "metadata") continue;
+    absl::StrAppend(&key, "|", attr.name(), "=", attr.value());
   }
   for (const auto& [k, v] : instr->frontend_attributes()) {
     absl::StrAppend(&key, "|fa:", k, "=", v);

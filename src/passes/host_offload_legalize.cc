@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -86,7 +87,7 @@ Shape* SubshapeAt(Instruction* instr, int64_t index) {
 class Legalizer {
  public:
   Legalizer(Module& module, const PassContext& context)
-      : module_(module), context_(context), call_graph_(module) {}
+      : module_(module), context_(context) {}
 
   absl::StatusOr<bool> Run();
 
@@ -109,7 +110,7 @@ class Legalizer {
                                 const std::vector<Instruction*>& callers,
                                 const Instruction* at) {
     std::vector<std::string> names;
-    for (const Instruction* c : callers) names.push_back(c->name());
+    for (const Instruction* c : callers) names.emplace_back(c->name());
     return Fail(DiagCode::kHO1010, absl::StatusCode::kInvalidArgument,
                 absl::StrCat("Expected computation \"", comp->name(),
                              "\" to be called only by one caller and that "
@@ -133,7 +134,12 @@ class Legalizer {
 
   Module& module_;
   const PassContext& context_;
-  CallGraph call_graph_;
+  // Built when first needed: modules without offloading never need it.
+  const CallGraph& call_graph() {
+    if (!call_graph_) call_graph_.emplace(module_);
+    return *call_graph_;
+  }
+  std::optional<CallGraph> call_graph_;
   absl::flat_hash_set<const Instruction*> processed_annotations_;
   std::vector<Instruction*> to_remove_;
 };
@@ -165,7 +171,7 @@ absl::StatusOr<InstrAndIndex> Legalizer::WalkUp(const InstrAndIndex& current) {
     }
     case HloOpcode::kParameter: {
       if (instr->parent()->IsEntry()) return current;
-      auto callers = call_graph_.CallersOf(instr->parent());
+      auto callers = call_graph().CallersOf(instr->parent());
       if (callers.size() != 1) {
         return invalid("Expected to be called only by one caller");
       }
@@ -213,10 +219,10 @@ absl::StatusOr<std::vector<InstrAndIndex>> Legalizer::WalkDown(
   Instruction* instr = current.instruction;
   if (instr->user_count() == 0 && instr->IsRoot() &&
       !instr->parent()->IsEntry()) {
-    auto callers = call_graph_.CallersOf(instr->parent());
+    auto callers = call_graph().CallersOf(instr->parent());
     if (callers.size() != 1 || callers[0]->opcode() != HloOpcode::kWhile) {
       std::vector<std::string> names;
-      for (const Instruction* c : callers) names.push_back(c->name());
+      for (const Instruction* c : callers) names.emplace_back(c->name());
       return invalid(absl::StrCat(
           "Expected computation \"", instr->parent()->name(),
           "\" to be called only by one caller and that caller to be a While. "
@@ -469,7 +475,7 @@ absl::Status Legalizer::MoveCopyDown(const InstrAndIndex& copy_value) {
       }
       UpdateLayout(next, before.layout);
       if (instr->opcode() == HloOpcode::kParameter) {
-        auto callers = call_graph_.CallersOf(instr->parent());
+        auto callers = call_graph().CallersOf(instr->parent());
         if (callers.size() != 1) {
           return Fail(DiagCode::kHO1010, absl::StatusCode::kInvalidArgument,
                       "Expected to be called only by one caller", instr);
@@ -500,7 +506,8 @@ absl::Status Legalizer::MoveCopyDown(const InstrAndIndex& copy_value) {
             CloneWithNewOperands(copy, after, {new_annotation}, instr->parent());
         Trace(absl::StrCat("Inserting copy \"", new_copy->name(), "\" after \"",
                            instr->name(), "\""));
-        std::vector<Instruction*> instr_users = instr->users();
+        std::vector<Instruction*> instr_users(instr->users().begin(),
+                                              instr->users().end());
         for (Instruction* use : instr_users) {
           if (use == new_copy || use == new_annotation) continue;
           instr->ReplaceUseWith(use, new_copy);
@@ -553,7 +560,7 @@ bool Legalizer::ShouldMoveCopyDown(Instruction* copy) {
     if (current.instruction->IsRoot() && current.instruction->parent()->IsEntry()) {
       return false;
     }
-    auto successors = GetSuccessors(current, call_graph_,
+    auto successors = GetSuccessors(current, call_graph(),
                                     /*skip_whole_tuple_reads=*/true);
     if (!successors.ok()) return false;
     for (const InstructionAndShapeIndex& s : *successors) {
@@ -610,7 +617,7 @@ absl::StatusOr<bool> Legalizer::ProcessAnnotation(Instruction* instruction) {
             root->parent()->IsEntry()) {
           continue;
         }
-        auto callers = call_graph_.CallersOf(annotation->parent());
+        auto callers = call_graph().CallersOf(annotation->parent());
         if (callers.size() != 1 || callers[0]->opcode() != HloOpcode::kWhile) {
           return WhileCallerError(current.instruction->parent(), callers,
                                   annotation);
@@ -679,7 +686,7 @@ absl::StatusOr<bool> Legalizer::ProcessAnnotation(Instruction* instruction) {
 absl::StatusOr<bool> Legalizer::Run() {
   absl::flat_hash_set<const Computation*> fused;
   for (const auto& comp : module_.computations()) {
-    for (const auto& instr : comp->raw_instructions()) {
+    for (Instruction* instr : comp->key_instructions()) {
       if (instr->opcode() == HloOpcode::kFusion) {
         for (Computation* c : instr->called_computations()) fused.insert(c);
       }
@@ -688,7 +695,9 @@ absl::StatusOr<bool> Legalizer::Run() {
   std::vector<Instruction*> starts;
   for (const auto& comp : module_.computations()) {
     if (fused.contains(comp.get())) continue;
-    for (Instruction* instr : comp->instructions()) {
+    // Entry parameters and MoveToHosts, in stored order.
+    for (Instruction* instr : comp->key_instructions()) {
+      if (instr->IsDead()) continue;
       if (IsEntryParameter(instr)) {
         const Shape& param =
             module_.entry_computation_layout().parameters[instr->parameter_number()];
@@ -702,7 +711,7 @@ absl::StatusOr<bool> Legalizer::Run() {
   }
   if (context_.TraceOn(6)) {
     std::vector<std::string> names;
-    for (const Instruction* s : starts) names.push_back(s->name());
+    for (const Instruction* s : starts) names.emplace_back(s->name());
     Trace(absl::StrCat("Starting instructions for host memory offload: [",
                        absl::StrJoin(names, ", "), "]"));
   }

@@ -3,6 +3,7 @@
 
 #include <deque>
 #include <optional>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -102,7 +103,11 @@ class Offloader {
   }
 
   // ---- steps ----
-  bool RemoveHostMemorySpaceFromAllShapes();
+  // XLA's RemoveHostMemorySpaceFromAllShapes, in the same scan that finds
+  // fusion computations, host async calls, MoveToHosts and MoveToDevices.
+  bool ScanAndRemoveHostMemorySpace();
+  // Computations that hold a MoveToHost or call one that does.
+  absl::flat_hash_set<const Computation*> ComputationsReachingMoveToHost();
   absl::StatusOr<bool> HandleRedundantCopiesBackToHost(Instruction* start);
   absl::StatusOr<bool> HandleMoveToHostCustomCall(Instruction* mth);
   absl::StatusOr<std::vector<IAS>> GetStartingInstructions(Instruction* mth);
@@ -142,6 +147,18 @@ class Offloader {
   absl::flat_hash_map<const Instruction*, bool> slice_leads_to_device_;
   absl::flat_hash_set<std::pair<DiagCode, const Instruction*>> warned_;
   absl::flat_hash_set<std::pair<const Instruction*, ShapeIndex>> reported_outputs_;
+  // Found by the one scan of the module at the start of Run.
+  absl::flat_hash_set<const Computation*> fused_;
+  absl::flat_hash_set<const Computation*> comps_with_move_to_host_;
+  absl::flat_hash_set<const Computation*> comps_with_move_to_device_;
+  std::vector<Instruction*> host_async_starts_;
+  // SetMemorySpace's results: (shape, index, memory space) -> the shared
+  // shape and whether a leaf's memory space changed.
+  absl::flat_hash_map<std::tuple<const Shape*, ShapeIndex, int64_t>,
+                      std::pair<const Shape*, bool>>
+      rewritten_shapes_;
+  // Computations holding a dynamic-update-slice this pass put in host memory.
+  absl::flat_hash_set<const Computation*> comps_with_host_dus_;
   std::vector<absl::Status> output_errors_;
   Instruction* offending_ = nullptr;  // set by failing dataflow queries
   // For diagnostics: the allowed hops from the current MoveToHost to each
@@ -161,28 +178,108 @@ Instruction* Offloader::NewCopy(Instruction* operand, int64_t memory_space) {
   return copy;
 }
 
-void Offloader::SetMemorySpace(Instruction* instr, const ShapeIndex& index,
-                               int64_t memory_space) {
-  Shape* sub = shape_util::TryGetMutableSubshape(*instr->mutable_shape(), index);
-  if (sub == nullptr) return;
-  if (shape_util::SetMemorySpaceOfLeaves(*sub, memory_space)) changed_ = true;
+// True when every array leaf of `shape` has a layout in `memory_space`.
+bool LeavesHaveMemorySpace(const Shape& shape, int64_t memory_space) {
+  if (shape.IsTuple()) {
+    for (const Shape& sub : shape.tuple_shapes) {
+      if (!LeavesHaveMemorySpace(sub, memory_space)) return false;
+    }
+    return true;
+  }
+  return !shape.IsArray() ||
+         (shape.has_layout && shape.layout.memory_space == memory_space);
 }
 
-bool Offloader::RemoveHostMemorySpaceFromAllShapes() {
-  bool changed = false;
+void Offloader::SetMemorySpace(Instruction* instr, const ShapeIndex& index,
+                               int64_t memory_space) {
+  const Shape* current = shape_util::TryGetSubshape(instr->shape(), index);
+  if (current == nullptr || LeavesHaveMemorySpace(*current, memory_space)) {
+    return;
+  }
+  // A new shape shared with the instructions that end up alike (the whole
+  // chain of a loop-carried offloaded value), not a private copy each; the
+  // same rewrite of the same shape is computed once.
+  auto key = std::make_tuple(&instr->shape(), index, memory_space);
+  auto it = rewritten_shapes_.find(key);
+  if (it == rewritten_shapes_.end()) {
+    Shape updated = instr->shape();
+    Shape* sub = shape_util::TryGetMutableSubshape(updated, index);
+    bool leaf_changed = shape_util::SetMemorySpaceOfLeaves(*sub, memory_space);
+    it = rewritten_shapes_
+             .emplace(key, std::make_pair(module_.InternShape(updated),
+                                          leaf_changed))
+             .first;
+  }
+  if (it->second.second) changed_ = true;
+  instr->set_shape(*it->second.first);
+  if (instr->opcode() == HloOpcode::kDynamicUpdateSlice &&
+      memory_space == kHostMemorySpace) {
+    comps_with_host_dus_.insert(instr->parent());
+  }
+}
+
+// True when some array leaf of `shape` is in host memory.
+bool HasHostLeaf(const Shape& shape) {
+  if (shape.IsTuple()) {
+    for (const Shape& sub : shape.tuple_shapes) {
+      if (HasHostLeaf(sub)) return true;
+    }
+    return false;
+  }
+  return shape.IsArray() && shape.has_layout &&
+         shape.layout.memory_space == kHostMemorySpace;
+}
+
+bool Offloader::ScanAndRemoveHostMemorySpace() {
+  std::vector<Instruction*> async_starts;
   for (const auto& comp : module_.computations()) {
-    for (const auto& instr : comp->raw_instructions()) {
-      ShapeIndex index;
-      shape_util::ForEachMutableSubshape(
-          *instr->mutable_shape(),
-          [&](Shape& sub, const ShapeIndex&) {
-            if (sub.IsArray() && sub.has_layout &&
-                sub.layout.memory_space == kHostMemorySpace) {
-              sub.layout.memory_space = kDefaultMemorySpace;
-              changed = true;
-            }
-          },
-          index);
+    for (Instruction* instr : comp->key_instructions()) {
+      if (instr->opcode() == HloOpcode::kFusion) {
+        for (Computation* c : instr->called_computations()) fused_.insert(c);
+      } else if (IsMoveToHost(instr)) {
+        comps_with_move_to_host_.insert(comp.get());
+      } else if (IsMoveToDevice(instr)) {
+        comps_with_move_to_device_.insert(comp.get());
+      } else if (!instr->IsDead() && IsHostAsyncStart(instr)) {
+        async_starts.push_back(instr);
+      }
+    }
+  }
+  for (Instruction* start : async_starts) {
+    if (!fused_.contains(start->parent())) host_async_starts_.push_back(start);
+  }
+  // Every instruction's shape is one the module shares (or one of its own):
+  // when none has a host leaf there is nothing to remove.
+  bool any_host = false;
+  bool all_shared = module_.ForEachSharedShape(
+      [&](const Shape& shape) { any_host = any_host || HasHostLeaf(shape); });
+  if (!any_host && all_shared) return false;
+  bool changed = false;
+  // Each distinct shape is tested and rewritten once. Null: the shape has no
+  // host leaf.
+  absl::flat_hash_map<const Shape*, const Shape*> without_host;
+  for (const auto& comp : module_.computations()) {
+    for (const auto& owned : comp->raw_instructions()) {
+      Instruction* instr = owned.get();
+      const Shape* shape = &instr->shape();
+      auto [it, inserted] = without_host.try_emplace(shape, nullptr);
+      if (inserted && HasHostLeaf(*shape)) {
+        Shape updated = *shape;
+        ShapeIndex index;
+        shape_util::ForEachMutableSubshape(
+            updated,
+            [&](Shape& sub, const ShapeIndex&) {
+              if (sub.IsArray() && sub.has_layout &&
+                  sub.layout.memory_space == kHostMemorySpace) {
+                sub.layout.memory_space = kDefaultMemorySpace;
+              }
+            },
+            index);
+        it->second = module_.InternShape(updated);
+      }
+      if (it->second == nullptr) continue;
+      instr->set_shape(*it->second);
+      changed = true;
     }
   }
   return changed;
@@ -270,7 +367,7 @@ void Offloader::ReportOutputError(const IAS& start, const IAS& root,
                    ") is returned from the entry computation but the layout "
                    "for this output is not set to host memory."),
       start.instruction);
-  d.start = start.instruction->name();
+  d.start = std::string(start.instruction->name());
   d.output_index = root.shape_index;
   // The first-discovery (shortest) path from the start to the root.
   std::vector<IAS> hops = {root};
@@ -285,17 +382,18 @@ void Offloader::ReportOutputError(const IAS& start, const IAS& root,
     for (const IAS& hop : hops) context_.Trace(1, absl::StrCat("  ", hop.ToString()));
   }
   if (origin != nullptr && origin != start.instruction) {
-    d.path.push_back(PathHop{origin->origin_name(), origin->parent()->name(),
+    d.path.push_back(PathHop{std::string(origin->origin_name()),
+                             origin->parent()->name(),
                              {}, origin->loc()});
     // The bitcast/copy hops between the MoveToHost and the walk's start.
     for (const IAS& hop : start_hops_) {
-      d.path.push_back(PathHop{hop.instruction->name(),
+      d.path.push_back(PathHop{std::string(hop.instruction->name()),
                                hop.instruction->parent()->name(),
                                hop.shape_index, hop.instruction->loc()});
     }
   }
   for (const IAS& hop : hops) {
-    d.path.push_back(PathHop{hop.instruction->name(),
+    d.path.push_back(PathHop{std::string(hop.instruction->name()),
                              hop.instruction->parent()->name(),
                              hop.shape_index, hop.instruction->loc()});
   }
@@ -1013,6 +1111,7 @@ absl::Status Offloader::HandleDynamicUpdateSlices() {
 absl::StatusOr<bool> Offloader::RemoveMoveToDevices() {
   bool changed = false;
   for (const auto& comp : module_.computations()) {
+    if (!comps_with_move_to_device_.contains(comp.get())) continue;
     for (Instruction* instr : comp->MakeInstructionPostOrder()) {
       if (!IsMoveToDevice(instr)) continue;
       // As for MoveToHost: its users (or the entry layout, for a root)
@@ -1068,6 +1167,8 @@ bool Offloader::ApplySchedulingFix() {
   bool changed = false;
   for (const auto& comp : module_.computations()) {
     if (comp.get() == module_.entry()) continue;
+    // Only a DUS this pass put in host memory qualifies.
+    if (!comps_with_host_dus_.contains(comp.get())) continue;
     for (Instruction* instr : comp->MakeInstructionPostOrder()) {
       if (instr->opcode() != HloOpcode::kDynamicUpdateSlice) continue;
       if (instr->shape().memory_space() != kHostMemorySpace) continue;
@@ -1184,26 +1285,30 @@ absl::StatusOr<bool> Offloader::HandleRedundantCopiesBackToHost(
   return changed;
 }
 
-absl::StatusOr<bool> Offloader::Run() {
-  changed_ |= RemoveHostMemorySpaceFromAllShapes();
-
-  // Host async calls: outputs that only flow to host outputs stay on host.
-  absl::flat_hash_set<const Computation*> fused;
-  for (const auto& comp : module_.computations()) {
-    for (const auto& instr : comp->raw_instructions()) {
-      if (instr->opcode() == HloOpcode::kFusion) {
-        for (Computation* c : instr->called_computations()) fused.insert(c);
-      }
+absl::flat_hash_set<const Computation*>
+Offloader::ComputationsReachingMoveToHost() {
+  absl::flat_hash_set<const Computation*> reaching;
+  std::vector<const Computation*> worklist(comps_with_move_to_host_.begin(),
+                                           comps_with_move_to_host_.end());
+  while (!worklist.empty()) {
+    const Computation* comp = worklist.back();
+    worklist.pop_back();
+    if (!reaching.insert(comp).second) continue;
+    for (Instruction* caller : call_graph_.CallersOf(comp)) {
+      worklist.push_back(caller->parent());
     }
   }
-  for (const auto& comp : module_.computations()) {
-    if (fused.contains(comp.get())) continue;
-    for (Instruction* instr : comp->instructions()) {
-      if (!IsHostAsyncStart(instr)) continue;
-      auto changed = HandleRedundantCopiesBackToHost(instr);
-      if (!changed.ok()) return changed.status();
-      changed_ |= *changed;
-    }
+  return reaching;
+}
+
+absl::StatusOr<bool> Offloader::Run() {
+  changed_ |= ScanAndRemoveHostMemorySpace();
+
+  // Host async calls: outputs that only flow to host outputs stay on host.
+  for (Instruction* instr : host_async_starts_) {
+    auto changed = HandleRedundantCopiesBackToHost(instr);
+    if (!changed.ok()) return changed.status();
+    changed_ |= *changed;
   }
 
   // Input streaming from host-memory entry parameters.

@@ -116,7 +116,7 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out) {
       has_annotations |= IsAnnotation(instr);
       if (IsToHostAnnotation(instr) && !facts.asks_for_host_memory) {
         facts.asks_for_host_memory = true;
-        facts.first_request = instr->name();
+        facts.first_request = std::string(instr->name());
         facts.first_request_loc = instr->loc();
       }
       // HO3008: S(5) where the passes do not read it.
@@ -264,7 +264,7 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out) {
           }
           auto it = seeds.find(base);
           if (it == seeds.end() || it->second.size() < 2) continue;
-          facts.shared_seeds.push_back({base->name(), base->loc(), instr->name(),
+          facts.shared_seeds.push_back({std::string(base->name()), base->loc(), std::string(instr->name()),
                                         comp->name(), it->second});
           seeds.erase(it);
         }

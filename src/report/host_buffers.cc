@@ -94,7 +94,7 @@ class BufferGroups {
       buffer.defined_by = Ref(defining.instruction);
       buffer.defined_by_opcode =
           defining.instruction->opcode() == HloOpcode::kCustomCall
-              ? defining.instruction->custom_call_target()
+              ? std::string(defining.instruction->custom_call_target())
               : std::string(HloOpcodeString(defining.instruction->opcode()));
       buffer.shape = ShapeAt(host.instruction->shape(), host.shape_index);
       buffer.bytes = group.bytes;

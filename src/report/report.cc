@@ -208,7 +208,7 @@ void OffloadWalker::AddEnd(Walk& walk, const Item& item, EndKind kind, const Ins
   end.shape_index = index;
   const Instruction* walk_start =
       walk.inherited_walk_start ? walk.inherited_walk_start : item.walk_start;
-  if (walk_start != nullptr) end.walk_start = walk_start->name();
+  if (walk_start != nullptr) end.walk_start = std::string(walk_start->name());
   Marks& marks = Mark(at);
   marks.end = true;
   if (kind == EndKind::kOutput) {
@@ -584,7 +584,7 @@ void OffloadWalker::BuildGraph(const ReportOptions& options) {
     GraphNode node;
     node.name = InputName(instr);
     node.opcode = instr->opcode() == HloOpcode::kCustomCall
-                      ? instr->custom_call_target()
+                      ? std::string(instr->custom_call_target())
                       : std::string(HloOpcodeString(instr->opcode()));
     node.shape = ShortShape(instr->shape());
     node.computation = instr->parent()->name();
@@ -703,7 +703,7 @@ void AddPipelineResultToGraph(const Module& module,
       }
       if (from.empty() && to.empty()) continue;
       GraphNode node;
-      node.name = instr->name();
+      node.name = std::string(instr->name());
       node.opcode = "copy";
       node.shape = ShortShape(instr->shape());
       node.computation = comp->name();
@@ -869,7 +869,7 @@ absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
   for (const auto& comp : module->computations()) {
     for (const auto& instr : comp->raw_instructions()) {
       if (!instr->IsDead() && instr->opcode() == HloOpcode::kCopy) {
-        input_copies.insert(instr->name());
+        input_copies.insert(std::string(instr->name()));
       }
     }
   }

@@ -15,8 +15,8 @@ std::string ShortSource(const ReportSource& source) {
 }
 
 std::string InputName(const Instruction* instr) {
-  const std::string& origin = instr->origin_name();
-  return origin.substr(0, origin.find(' '));
+  absl::string_view origin = instr->origin_name();
+  return std::string(origin.substr(0, origin.find(' ')));
 }
 
 InstructionRef Ref(const Instruction* instr) {
@@ -84,7 +84,7 @@ bool IsBitcastReshape(const Instruction* instr) {
 
 bool IsAnnotation(const Instruction* instr) {
   if (instr->opcode() != HloOpcode::kCustomCall) return false;
-  const std::string& target = instr->custom_call_target();
+  absl::string_view target = instr->custom_call_target();
   return target == kMoveToHostTarget || target == kMoveToDeviceTarget ||
          target == kPinToDeviceTarget || target == kPinToDeviceSramTarget ||
          target == kDevicePlacementTarget;

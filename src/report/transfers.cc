@@ -123,7 +123,7 @@ void CollectTransfers(const Module& module,
       transfer.opcode = std::string(HloOpcodeString(instr->opcode()));
       const Instruction* loop = nesting.InnermostLoop(comp.get());
       if (loop != nullptr) {
-        transfer.loop = loop->name();
+        transfer.loop = std::string(loop->name());
         auto [it, added] = loop_index.try_emplace(loop, report.loops.size());
         if (added) {
           LoopTransfers entry;
@@ -168,7 +168,7 @@ void CollectTransfers(const Module& module,
 
 std::optional<int64_t> ConstantTripCount(const Instruction& while_loop) {
   if (while_loop.opcode() != HloOpcode::kWhile) return std::nullopt;
-  if (const RawAttribute* config = while_loop.FindRawAttribute("backend_config")) {
+  if (std::optional<RawAttribute> config = while_loop.FindRawAttribute("backend_config")) {
     // {"known_trip_count":{"n":"8"}, ...}, possibly with escaped quotes.
     absl::string_view text = config->value;
     size_t at = text.find("known_trip_count");
@@ -196,9 +196,9 @@ std::optional<int64_t> ConstantTripCount(const Instruction& while_loop) {
   if (compare->opcode() != HloOpcode::kCompare || compare->operand_count() != 2) {
     return std::nullopt;
   }
-  const RawAttribute* direction_attr = compare->FindRawAttribute("direction");
-  if (direction_attr == nullptr) return std::nullopt;
-  std::string direction = direction_attr->value;
+  std::optional<RawAttribute> direction_attr = compare->FindRawAttribute("direction");
+  if (!direction_attr) return std::nullopt;
+  std::string direction(direction_attr->value);
   auto induction_index = [&](const Instruction* value) -> std::optional<int64_t> {
     if (value->opcode() != HloOpcode::kGetTupleElement ||
         value->operand(0) != condition->parameter(0)) {

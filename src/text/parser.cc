@@ -2,11 +2,22 @@
 // whitespace and comments are skipped between tokens, attribute values that
 // no pass interprets are captured as balanced text, and all recursion is
 // bounded by kMaxDepth so that hostile input cannot exhaust the stack.
+//
+// Speed: the text is read once and nothing of it is copied in the common
+// case. Names and attribute values are views into the buffer (an attribute is
+// copied only when its whitespace needs normalising); a shape spelled as an
+// earlier one is looked up by its text instead of parsed again; operands are
+// resolved as they are read (definitions come first in printed HLO), with a
+// fix-up pass only for the rare forward reference; line numbers are computed
+// only for errors and diagnostics.
 #include "text/parser.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -15,25 +26,194 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "text/lexer.h"
 
 namespace hloff {
+namespace {
 
 constexpr int kMaxDepth = kMaxNestingDepth;
 
-bool IsIdentStart(char c) {
-  return absl::ascii_isalpha(static_cast<unsigned char>(c)) || c == '_';
+using lex::Is;
+using lex::kDigit;
+using lex::kIdentChar;
+using lex::kIdentStart;
+using lex::kRawSpecial;
+using lex::kSpace;
+
+}  // namespace
+
+// The attributes the parser reads (the others are kept as text only).
+enum class KnownAttribute {
+  kOther,
+  kSingleComputation,  // to_apply, calls, condition, body, ...
+  kComputationList,    // branch_computations, called_computations
+  kControlPredecessors,
+  kCustomCallTarget,
+  kIndex,
+  kFrontendAttributes,
+  kDynamicSliceSizes,
+  kSlice,
+  kAsyncExecutionThread,
+  kOutputToOperandAliasing,
+};
+
+KnownAttribute ClassifyAttribute(absl::string_view name) {
+  using K = KnownAttribute;
+  switch (name.size()) {
+    case 4:
+      return name == "body" ? K::kSingleComputation : K::kOther;
+    case 5:
+      if (name == "calls") return K::kSingleComputation;
+      if (name == "index") return K::kIndex;
+      if (name == "slice") return K::kSlice;
+      return K::kOther;
+    case 6:
+      return name == "select" ? K::kSingleComputation : K::kOther;
+    case 7:
+      return name == "scatter" ? K::kSingleComputation : K::kOther;
+    case 8:
+      return name == "to_apply" ? K::kSingleComputation : K::kOther;
+    case 9:
+      return name == "condition" ? K::kSingleComputation : K::kOther;
+    case 16:
+      return name == "true_computation" ? K::kSingleComputation : K::kOther;
+    case 17:
+      return name == "false_computation" ? K::kSingleComputation : K::kOther;
+    case 18:
+      return name == "custom_call_target" ? K::kCustomCallTarget : K::kOther;
+    case 19:
+      if (name == "branch_computations" || name == "called_computations") {
+        return K::kComputationList;
+      }
+      if (name == "frontend_attributes") return K::kFrontendAttributes;
+      if (name == "dynamic_slice_sizes") return K::kDynamicSliceSizes;
+      return K::kOther;
+    case 20:
+      return name == "control-predecessors" ? K::kControlPredecessors
+                                            : K::kOther;
+    case 22:
+      return name == "async_execution_thread" ? K::kAsyncExecutionThread
+                                              : K::kOther;
+    case 26:
+      return name == "output_to_operand_aliasing" ? K::kOutputToOperandAliasing
+                                                  : K::kOther;
+    default:
+      return K::kOther;
+  }
 }
-bool IsIdentChar(char c) {
-  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' ||
-         c == '.' || c == '-';
+
+bool IsIdentStart(char c) { return Is(c, kIdentStart); }
+bool IsIdentChar(char c) { return Is(c, kIdentChar); }
+
+// A computation's instructions by name: open addressing on a fast hash of
+// the name, with the name's place in the text kept in the slot (no copies).
+// The parser does one insert per instruction and one lookup per operand.
+class NameTable {
+ public:
+  NameTable() : slots_(kInitial) {}
+  // Adds `instr` under `name` (a view that outlives the table); returns the
+  // instruction that already has that name, or nullptr.
+  Instruction* Insert(absl::string_view name, Instruction* instr) {
+    if ((size_ + 1) * 2 > slots_.size()) Grow();
+    uint64_t h = Hash(name);
+    for (size_t i = h & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
+      Slot& slot = slots_[i];
+      if (slot.instr == nullptr) {
+        slot = Slot{name.data(), static_cast<uint32_t>(name.size()),
+                    static_cast<uint32_t>(h >> 32), instr};
+        ++size_;
+        return nullptr;
+      }
+      if (Matches(slot, h, name)) return slot.instr;
+    }
+  }
+  Instruction* Find(absl::string_view name) const {
+    uint64_t h = Hash(name);
+    for (size_t i = h & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
+      const Slot& slot = slots_[i];
+      if (slot.instr == nullptr) return nullptr;
+      if (Matches(slot, h, name)) return slot.instr;
+    }
+  }
+  // Calls `fn(instr)` for every instruction, in no particular order.
+  template <typename Fn>
+  void ForEach(Fn fn) const {
+    for (const Slot& slot : slots_) {
+      if (slot.instr != nullptr) fn(slot.instr);
+    }
+  }
+
+ private:
+  static constexpr size_t kInitial = 16;
+  struct Slot {
+    const char* data = nullptr;
+    uint32_t size = 0;
+    uint32_t tag = 0;  // high bits of the hash
+    Instruction* instr = nullptr;
+  };
+  static uint64_t Hash(absl::string_view s) {
+    constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+    uint64_t h = s.size() * kMul;
+    const char* p = s.data();
+    size_t n = s.size();
+    while (n >= 8) {
+      uint64_t w;
+      std::memcpy(&w, p, 8);
+      h = (h ^ w) * kMul;
+      h ^= h >> 29;
+      p += 8;
+      n -= 8;
+    }
+    if (n > 0) {
+      uint64_t w = 0;
+      std::memcpy(&w, p, n);
+      h = (h ^ w) * kMul;
+    }
+    h ^= h >> 32;
+    h *= 0xD6E8FEB86659FD93ull;
+    h ^= h >> 32;
+    return h;
+  }
+  static bool Matches(const Slot& slot, uint64_t h, absl::string_view name) {
+    return slot.tag == static_cast<uint32_t>(h >> 32) &&
+           slot.size == name.size() &&
+           std::memcmp(slot.data, name.data(), name.size()) == 0;
+  }
+  void Grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    for (const Slot& slot : old) {
+      if (slot.instr == nullptr) continue;
+      uint64_t h = Hash(absl::string_view(slot.data, slot.size));
+      size_t i = h & (slots_.size() - 1);
+      while (slots_[i].instr != nullptr) i = (i + 1) & (slots_.size() - 1);
+      slots_[i] = slot;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
+
+namespace {
+// The error for an input over kMaxInputBytes: without the usual source
+// excerpt, which would scan the whole input.
+absl::Status InputTooLarge(const ParseOptions& options) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      options.path, ":", 1 + options.line_offset,
+      ":1: error: input larger than ", kMaxInputBytes, " bytes (2 GiB)"));
 }
+}  // namespace
 
 class Parser {
  public:
   Parser(absl::string_view text, const ParseOptions& options)
       : text_(text), options_(options) {}
 
-  absl::StatusOr<std::unique_ptr<Module>> ParseModule();
+  absl::StatusOr<std::unique_ptr<Module>> ParseModule(
+      std::shared_ptr<const TextBuffer> buffer);
+  // The same with `threads` threads (see ParseHloModule).
+  absl::StatusOr<std::unique_ptr<Module>> ParseModuleInParallel(
+      std::shared_ptr<const TextBuffer> buffer, int threads, int* used);
   absl::StatusOr<Shape> ParseStandaloneShape();
 
  private:
@@ -116,10 +296,13 @@ class Parser {
   absl::Status SkipSpace() {
     while (pos_ < text_.size()) {
       char c = text_[pos_];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (Is(c, kSpace)) {
         ++pos_;
       } else if (c == '/' && Peek(1) == '/') {
-        while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+        const void* nl =
+            std::memchr(text_.data() + pos_, '\n', text_.size() - pos_);
+        pos_ = nl == nullptr ? text_.size()
+                             : static_cast<const char*>(nl) - text_.data();
       } else if (c == '/' && Peek(1) == '*') {
         size_t end = text_.find("*/", pos_ + 2);
         if (end == absl::string_view::npos) {
@@ -140,6 +323,10 @@ class Parser {
     return Peek() == c;
   }
   bool Consume(char c) {
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
     if (!Next(c)) return false;
     ++pos_;
     return true;
@@ -164,9 +351,10 @@ class Parser {
   // An identifier (IDENT_START IDENT_CHAR*), without skipping space first.
   absl::string_view RawIdent() {
     size_t start = pos_;
-    if (pos_ < text_.size() && IsIdentStart(text_[pos_])) {
+    const size_t n = text_.size();
+    if (pos_ < n && Is(text_[pos_], kIdentStart)) {
       ++pos_;
-      while (pos_ < text_.size() && IsIdentChar(text_[pos_])) ++pos_;
+      while (pos_ < n && Is(text_[pos_], kIdentChar)) ++pos_;
     }
     return text_.substr(start, pos_ - start);
   }
@@ -175,11 +363,11 @@ class Parser {
     if (auto s = SkipSpace(); !s.ok()) return s;
     size_t start = pos_;
     bool percent = Peek() == '%';
-    if (percent) ++pos_;
     if (percent) {
+      ++pos_;
       // After `%` XLA accepts any identifier characters, digits first too.
       size_t s = pos_;
-      while (pos_ < text_.size() && IsIdentChar(text_[pos_])) ++pos_;
+      while (pos_ < text_.size() && Is(text_[pos_], kIdentChar)) ++pos_;
       if (pos_ == s) return ErrorAt(start, absl::StrCat("expected ", what));
       return text_.substr(s, pos_ - s);
     }
@@ -201,10 +389,7 @@ class Parser {
       ++pos_;
     }
     size_t digits = pos_;
-    while (pos_ < text_.size() &&
-           absl::ascii_isdigit(static_cast<unsigned char>(text_[pos_]))) {
-      ++pos_;
-    }
+    while (pos_ < text_.size() && Is(text_[pos_], kDigit)) ++pos_;
     if (pos_ == digits) {
       pos_ = start;
       if (AtEnd()) return Error("unexpected end of input, expected an integer");
@@ -212,7 +397,9 @@ class Parser {
     }
     absl::string_view num = text_.substr(digits, pos_ - digits);
     uint64_t value = 0;
-    if (!absl::SimpleAtoi(num, &value)) {
+    if (num.size() <= 18) {
+      for (char c : num) value = value * 10 + static_cast<uint64_t>(c - '0');
+    } else if (!absl::SimpleAtoi(num, &value)) {
       return ErrorAt(start, "integer out of range");
     }
     if (negative) {
@@ -221,6 +408,7 @@ class Parser {
       }
       return static_cast<int64_t>(0 - value);
     }
+    // Above INT64_MAX the value wraps (callers reject negative sizes).
     return static_cast<int64_t>(value);
   }
   // A quoted string ('"' or '\''), returned with C escapes resolved.
@@ -244,39 +432,128 @@ class Parser {
     }
     return out;
   }
+  // The end of the quoted string starting at `pos` (one past the closing
+  // quote), or npos if it is unterminated.
+  size_t QuotedEnd(size_t pos) const { return lex::QuotedEnd(text_, pos); }
   // Skips a quoted string starting at pos_ (raw scan). Returns false if
   // unterminated.
   bool SkipQuoted() {
-    char quote = text_[pos_++];
-    while (pos_ < text_.size() && text_[pos_] != quote) {
-      if (text_[pos_] == '\\') ++pos_;
-      ++pos_;
+    size_t end = QuotedEnd(pos_);
+    if (end == absl::string_view::npos) {
+      pos_ = text_.size();
+      return false;
     }
-    if (pos_ >= text_.size()) return false;
-    ++pos_;
+    pos_ = end;
     return true;
   }
 
   // Captures an attribute value as balanced text, whitespace outside strings
   // collapsed to one space and `//` comments dropped. Stops at a top-level
   // `,`, an unbalanced closer, or top-level whitespace not followed by `{`.
-  absl::StatusOr<std::string> ParseRawValue(size_t* value_start = nullptr,
-                                            absl::string_view attr = {}) {
-    std::string expected =
-        attr.empty() ? std::string("an attribute value")
-                     : absl::StrCat("a value for attribute '", attr, "'");
+  // The result is a view into the input when no normalisation is needed (the
+  // usual case), else into the module's arena. `*value_start` receives where
+  // the value starts (after space); `attr` names the attribute in errors.
+  absl::StatusOr<absl::string_view> ParseRawValue(size_t* value_start = nullptr,
+                                                  absl::string_view attr = {}) {
     size_t value_pos = pos_;
     if (auto s = SkipSpace(); !s.ok()) return s;
     size_t start = pos_;
     if (value_start != nullptr) *value_start = start;
     if (AtEnd()) {
-      return ErrorAt(value_pos, absl::StrCat("unexpected end of input, expected ", expected));
+      return ErrorAt(value_pos, absl::StrCat("unexpected end of input, expected ",
+                                             ExpectedValue(attr)));
     }
     // A value never starts a new instruction: `x=` at the end of a line
     // followed by `ROOT y = ...` or `y = ...` is a missing value.
     if (start > value_pos && StartsInstruction(start)) {
-      return ErrorAt(value_pos, absl::StrCat("expected ", expected));
+      return ErrorAt(value_pos, absl::StrCat("expected ", ExpectedValue(attr)));
     }
+    size_t end = ScanPlainRawValue(start);
+    if (end != absl::string_view::npos) {
+      pos_ = end;
+      return text_.substr(start, end - start);
+    }
+    auto slow = ParseRawValueSlow(value_pos, attr);
+    if (!slow.ok()) return slow.status();
+    if (*slow == text_.substr(start, slow->size())) {
+      return text_.substr(start, slow->size());
+    }
+    return Keep(*slow);
+  }
+  // The end of the raw value at `start` if its normalised form is exactly
+  // its text: single spaces only where normalisation keeps them, no comments,
+  // no errors. npos otherwise (ParseRawValueSlow then decides).
+  size_t ScanPlainRawValue(size_t start) {
+    const char* data = text_.data();
+    const size_t n = text_.size();
+    size_t i = start;
+    size_t depth = 0;
+    while (true) {
+      while (i < n && !Is(data[i], kRawSpecial)) ++i;
+      if (i >= n) return absl::string_view::npos;  // unbalanced or empty
+      char c = data[i];
+      switch (c) {
+        case '"':
+        case '\'': {
+          size_t e = QuotedEnd(i);
+          if (e == absl::string_view::npos) return e;
+          i = e;
+          continue;
+        }
+        case ' ':
+        case '\t':
+        case '\n':
+        case '\r': {
+          // Kept as is only where normalisation would keep it: one space
+          // inside brackets before something other than a closer, or at the
+          // top level before '{'. At the top level other whitespace ends the
+          // value.
+          if (i == start) return absl::string_view::npos;
+          size_t j = i;
+          while (j < n && Is(data[j], kSpace)) ++j;
+          char next = j < n ? data[j] : '\0';
+          if (next == '/' || next == '\0') return absl::string_view::npos;
+          bool single = c == ' ' && j == i + 1;
+          if (depth == 0) {
+            if (next != '{') return i;
+            if (!single) return absl::string_view::npos;
+          } else if (!single || next == '}' || next == ']' || next == ')') {
+            return absl::string_view::npos;
+          }
+          ++i;
+          continue;
+        }
+        case '(':
+        case '[':
+        case '{':
+          if (depth >= kMaxDepth) return absl::string_view::npos;
+          raw_stack_[depth++] = c == '(' ? ')' : c == '[' ? ']' : '}';
+          ++i;
+          continue;
+        case ')':
+        case ']':
+        case '}':
+          if (depth == 0) return i == start ? absl::string_view::npos : i;
+          if (raw_stack_[depth - 1] != c) return absl::string_view::npos;
+          --depth;
+          ++i;
+          continue;
+        case ',':
+          if (depth == 0) return i == start ? absl::string_view::npos : i;
+          ++i;
+          continue;
+        default:  // / NUL
+          return absl::string_view::npos;
+      }
+    }
+  }
+  static std::string ExpectedValue(absl::string_view attr) {
+    return attr.empty() ? std::string("an attribute value")
+                        : absl::StrCat("a value for attribute '", attr, "'");
+  }
+  absl::StatusOr<std::string> ParseRawValueSlow(size_t value_pos,
+                                                absl::string_view attr) {
+    size_t start = pos_;
     std::string out;
     std::vector<char> stack;
     while (pos_ < text_.size()) {
@@ -339,7 +616,9 @@ class Parser {
       return ErrorAt(start, "unexpected end of input inside attribute value");
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();
-    if (out.empty()) return ErrorAt(value_pos, absl::StrCat("expected ", expected));
+    if (out.empty()) {
+      return ErrorAt(value_pos, absl::StrCat("expected ", ExpectedValue(attr)));
+    }
     return out;
   }
   // True when the text at `at` reads `ROOT ...` or `name = ...`.
@@ -360,6 +639,10 @@ class Parser {
     pos_ = save;
     return result;
   }
+  // Text that must outlive the parse: copied into the module's arena.
+  absl::string_view Keep(absl::string_view text) {
+    return module_->arena().CopyString(text);
+  }
 
   // ---- shapes ----
   absl::StatusOr<Shape> ParseShapeAt(int depth);
@@ -373,20 +656,52 @@ class Parser {
     if (Peek() == '(') return true;
     size_t save = pos_;
     absl::string_view ident = RawIdent();
-    bool is_type = !ident.empty() && ParsePrimitiveType(ident).has_value() &&
-                   Peek() == '[';
+    bool is_type = !ident.empty() && Peek() == '[' &&
+                   ParsePrimitiveType(ident).has_value();
     pos_ = save;
     return is_type;
   }
+  // The end of the shape text at `start` as ParseShapeAt would read it, or
+  // npos when the text is unusual (comments, line breaks) or malformed.
+  size_t ScanShapeExtent(size_t start) const;
+  // A shape seen before with the same spelling, consumed; nullptr if none.
+  Shape* FindSharedShape();
+  // Whether a layout starts after the dimensions that end before `pos`.
+  bool LayoutFollows(size_t pos, bool empty_dims) const;
+  void Remember(absl::string_view text, Shape* shape);
+  // Parses the shape at pos_ (which must look like one) into the module,
+  // sharing it with later identical text.
+  absl::StatusOr<Shape*> ParseSharedShape();
 
   // ---- module pieces ----
   absl::Status ParseHeader(Module& module);
   absl::Status ParseEntryLayout(Module& module);
   absl::Status ParseStackFrames(Module& module);
   absl::Status ParseComputation(Module& module);
-  absl::Status ParseInstruction(Computation& comp, bool& saw_root);
+  struct BodyState;
+  // The computation's name, signature and '{'; registers it in `module`.
+  absl::Status ParseComputationHead(Module& module, BodyState& body);
+  // Instructions until the closing '}' (consumed: *closed) or, between two
+  // instructions, the offset `stop`.
+  absl::Status ParseBody(BodyState& body, size_t stop, bool* closed);
+  // Resolves what the body left pending and checks the computation;
+  // `more` are its later parts read by other threads.
+  absl::Status FinishBody(BodyState& body, absl::Span<BodyState* const> more);
+  absl::Status ParseExecutionThread(Computation& comp);
+  absl::Status ParseInstruction(Computation& comp);
   absl::Status ParseAttribute(Instruction& instr);
   absl::Status Finish(Module& module);
+  // The header and stack-frame tables, into `module`.
+  absl::Status ParseModuleStart(Module& module,
+                                std::shared_ptr<const TextBuffer> buffer);
+  // Where `ranges` threads start reading the text after `from`: line starts
+  // of instruction lines, near equal shares.
+  std::vector<size_t> SplitPoints(size_t from, int ranges) const;
+  // Where the name of `instr` starts (after `ROOT`), for errors.
+  size_t NamePos(const Instruction* instr);
+  // Where the opcode of `instr` starts, for errors (read again from the
+  // text: only errors need it).
+  size_t OpcodePos(const Instruction* instr);
   // The shapes that flow unchanged through `instr` agree, ignoring layouts
   // (XLA's HloVerifier demands the same): get-tuple-element and its tuple
   // element, tuple and its operands, copy / opt-barrier / dynamic-update-slice
@@ -395,6 +710,10 @@ class Parser {
   // these edges, and a mismatch made them write a layout of one rank onto a
   // shape of another. Runs after the structural checks of Finish.
   absl::Status CheckForwardedShapes(const Instruction& instr);
+  // Sugared async ops (`custom-call-start(...)`) wrap their op in a
+  // computation that the text leaves out; builds it, as XLA's parser does.
+  absl::Status BuildWrappedComputations(Module& module);
+  absl::Status CheckCycles(Computation& comp);
 
   absl::string_view text_;
   ParseOptions options_;
@@ -403,6 +722,8 @@ class Parser {
   size_t lines_scanned_to_ = 0;  // line_starts_ is complete below this
   absl::Status error_;
   bool show_source_line_ = true;  // false for binary input
+  Module* module_ = nullptr;
+  std::array<char, kMaxDepth> raw_stack_;
 
   // Pending name resolutions.
   struct PendingOperand {
@@ -414,29 +735,188 @@ class Parser {
   struct PendingCall {
     Instruction* instr;
     size_t index;
-    std::string name;
+    absl::string_view name;
     size_t pos;
   };
   std::vector<PendingCall> pending_calls_;
-  // Per computation while parsing.
-  absl::flat_hash_map<absl::string_view, Instruction*> scope_;
-  std::vector<PendingOperand> pending_operands_;
-  std::vector<PendingOperand> pending_control_;
-  // Operand shapes written in the text (`add(f32[4]{0} a, ...)`), checked
-  // against the operands' own shapes once names are resolved.
+  // A computation while its body is read. A body split between parallel
+  // ranges has one BodyState per range, merged by FinishBody.
+  // An operand shape written in the text (`add(f32[4]{0} a, ...)`) that is
+  // not the operand's own shared shape, checked once names are resolved.
   struct TypedOperand {
     Instruction* instr;
     size_t index;
-    Shape shape;
+    const Shape* shape;
     size_t pos;
   };
-  std::vector<TypedOperand> typed_operands_;
-  absl::flat_hash_map<const Instruction*, size_t> def_pos_;
-  absl::flat_hash_map<const Instruction*, size_t> opcode_pos_;
-  absl::flat_hash_map<const Computation*, size_t> comp_pos_;
-  // Owned storage for names read out of attribute values.
-  std::vector<std::unique_ptr<std::string>> new_names_;
+  struct BodyState {
+    Computation* comp = nullptr;
+    NameTable scope;
+    std::vector<PendingOperand> pending_operands;
+    std::vector<PendingOperand> pending_control;
+    std::vector<TypedOperand> typed_operands;
+    bool needs_cycle_check = false;
+    bool saw_root = false;
+    size_t start = 0;  // offset of the computation's header
+  };
+  BodyState* body_ = nullptr;
+
+  // What one thread read of a range of the text (ParseModuleInParallel).
+  struct RangeResult {
+    // Computations whose header is in the range (null for the first range,
+    // which reads into the module itself).
+    std::unique_ptr<Module> module;
+    // The end of a computation begun in an earlier range, read into a
+    // placeholder computation (null for the first range).
+    std::unique_ptr<Computation> placeholder;
+    std::unique_ptr<BodyState> continuation;
+    bool continuation_closed = false;
+    // A computation begun in the range and still open at its end.
+    std::unique_ptr<BodyState> tail;
+    size_t first_item_pos = 0;
+    size_t final_pos = 0;
+    bool ends_in_body = false;
+    std::vector<PendingCall> pending_calls;
+    absl::Status status;
+  };
+  // Reads computations from pos_ up to the first item boundary at or after
+  // `stop`, starting inside result.continuation's body if it is set.
+  absl::Status ParseRange(Module& module, size_t stop, RangeResult& result);
+  absl::flat_hash_map<absl::string_view, Shape*> shapes_by_text_;
+  struct RecentShape {
+    absl::string_view text;
+    Shape* shape = nullptr;
+    bool ends_with_dims = false;  // no layout: one may follow in other text
+    bool empty_dims = false;
+  };
+  std::array<RecentShape, 8> recent_shapes_;
+  size_t recent_next_ = 0;
+  // Scratch space of the instruction being parsed.
+  std::vector<Instruction*> operand_scratch_;
+  std::vector<Attribute> attr_scratch_;
+  size_t called_count_ = 0;
 };
+
+size_t Parser::ScanShapeExtent(size_t start) const {
+  const char* data = text_.data();
+  const size_t n = text_.size();
+  constexpr size_t npos = absl::string_view::npos;
+  size_t i = start;
+  if (i >= n) return npos;
+  if (data[i] == '(') {
+    // A tuple ends at its matching parenthesis; the parser reads nothing
+    // after it.
+    int depth = 0;
+    for (; i < n; ++i) {
+      char c = data[i];
+      if (c == '(') {
+        ++depth;
+      } else if (c == ')') {
+        if (--depth == 0) return i + 1;
+      } else if (c == '\n' || c == '"' || c == '\'' ||
+                 (c == '/' && i + 1 < n && data[i + 1] == '/')) {
+        return npos;
+      }
+    }
+    return npos;
+  }
+  if (!Is(data[i], kIdentStart)) return npos;
+  ++i;
+  while (i < n && Is(data[i], kIdentChar)) ++i;
+  if (i >= n || data[i] != '[') return npos;
+  ++i;
+  bool empty = true;
+  for (; i < n && data[i] != ']'; ++i) {
+    char c = data[i];
+    if (c == '/' || c == '\n' || c == '\0' || c == '(' || c == '{') return npos;
+    if (c != ' ') empty = false;
+  }
+  if (i >= n) return npos;
+  ++i;  // ']'
+  const size_t after_dims = i;
+  // As ParseShapeAt: a '{' after the dimensions is a layout only if an
+  // integer, ':' or (for a scalar) '}' follows.
+  while (i < n && Is(data[i], kSpace)) ++i;
+  if (i < n && data[i] == '/') return npos;
+  if (i >= n || data[i] != '{') return after_dims;
+  ++i;
+  while (i < n && Is(data[i], kSpace)) ++i;
+  if (i < n && data[i] == '/') return npos;
+  char c = i < n ? data[i] : '\0';
+  if (!(Is(c, kDigit) || c == ':' || (c == '}' && empty))) return after_dims;
+  for (; i < n; ++i) {
+    char d = data[i];
+    if (d == '}') return i + 1;
+    if (d == '/' || d == '\n' || d == '"' || d == '{' || d == '\0') return npos;
+  }
+  return npos;
+}
+
+bool Parser::LayoutFollows(size_t pos, bool empty_dims) const {
+  const char* data = text_.data();
+  const size_t n = text_.size();
+  size_t i = pos;
+  while (i < n && Is(data[i], kSpace)) ++i;
+  if (i < n && data[i] == '/') return true;  // unknown: take the slow path
+  if (i >= n || data[i] != '{') return false;
+  ++i;
+  while (i < n && Is(data[i], kSpace)) ++i;
+  if (i < n && data[i] == '/') return true;
+  char c = i < n ? data[i] : '\0';
+  return Is(c, kDigit) || c == ':' || (c == '}' && empty_dims);
+}
+
+Shape* Parser::FindSharedShape() {
+  if (!SkipSpace().ok()) return nullptr;
+  const char* p = text_.data() + pos_;
+  const size_t left = text_.size() - pos_;
+  if (left == 0) return nullptr;
+  // The few shapes seen last: a compare, no scan or hash (typed operands
+  // repeat the shapes of the instructions just defined).
+  for (const RecentShape& r : recent_shapes_) {
+    if (r.shape == nullptr || r.text.size() > left || r.text[0] != *p ||
+        std::memcmp(r.text.data(), p, r.text.size()) != 0) {
+      continue;
+    }
+    size_t end = pos_ + r.text.size();
+    if (r.ends_with_dims && LayoutFollows(end, r.empty_dims)) continue;
+    pos_ = end;
+    return r.shape;
+  }
+  size_t end = ScanShapeExtent(pos_);
+  if (end == absl::string_view::npos) return nullptr;
+  absl::string_view text = text_.substr(pos_, end - pos_);
+  auto it = shapes_by_text_.find(text);
+  if (it == shapes_by_text_.end()) return nullptr;
+  pos_ = end;
+  Remember(text, it->second);
+  return it->second;
+}
+
+void Parser::Remember(absl::string_view text, Shape* shape) {
+  RecentShape& r = recent_shapes_[recent_next_];
+  recent_next_ = (recent_next_ + 1) % recent_shapes_.size();
+  r.text = text;
+  r.shape = shape;
+  r.ends_with_dims = text.back() == ']';
+  r.empty_dims = text.size() >= 2 && text[text.size() - 2] == '[';
+}
+
+absl::StatusOr<Shape*> Parser::ParseSharedShape() {
+  if (auto s = SkipSpace(); !s.ok()) return s;
+  size_t start = pos_;
+  size_t end = ScanShapeExtent(start);
+  auto shape = ParseShapeAt(0);
+  if (!shape.ok()) return shape.status();
+  auto owned = std::make_unique<Shape>(std::move(*shape));
+  Shape* raw = owned.get();
+  module_->shapes_.push_back(std::move(owned));
+  if (end != absl::string_view::npos && pos_ == end) {
+    shapes_by_text_.emplace(text_.substr(start, end - start), raw);
+    Remember(text_.substr(start, end - start), raw);
+  }
+  return raw;
+}
 
 absl::StatusOr<Shape> Parser::ParseShapeAt(int depth) {
   if (depth >= kMaxDepth) {
@@ -735,8 +1215,7 @@ absl::Status Parser::ParseHeader(Module& module) {
     }
     auto value = ParseRawValue();
     if (!value.ok()) return value.status();
-    module.header_attributes_.push_back(
-        RawAttribute{std::string(attr), std::move(*value)});
+    module.header_attributes_.push_back(RawAttribute{attr, *value});
   }
   if (!module.entry_layout_.from_header) {
     // XLA prints it right after these attributes.
@@ -839,41 +1318,61 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
     if (!error_.ok()) return error_;
     return Error(absl::StrCat("expected '=' after attribute name '", attr, "'"));
   }
-  for (const AttrSlot& slot : instr.attr_slots_) {
-    if (slot.name == attr) {
+  for (const Attribute& a : attr_scratch_) {
+    if (a.name() == attr) {
       return ErrorAt(attr_pos, absl::StrCat("duplicate attribute '", attr, "'"));
     }
   }
+  if (attr.size() > 0xffff) return ErrorAt(attr_pos, "attribute name too long");
   size_t value_pos = pos_;
   auto value = ParseRawValue(&value_pos, attr);
   if (!value.ok()) return value.status();
   absl::string_view v = *value;
 
-  // Sub-parser over the captured value text.
-  auto names_in = [&](absl::string_view list) {
-    std::vector<std::string> names;
-    std::string current;
-    for (char c : list) {
+  // Sub-parser over the captured value text: the names in a list.
+  auto names_in = [](absl::string_view list) {
+    absl::InlinedVector<absl::string_view, 4> names;
+    size_t begin = 0;
+    for (size_t i = 0; i <= list.size(); ++i) {
+      char c = i < list.size() ? list[i] : ' ';
       if (c == '{' || c == '}' || c == ',' || c == ' ' || c == '%') {
-        if (!current.empty()) names.push_back(std::move(current));
-        current.clear();
-        continue;
+        if (i > begin) names.push_back(list.substr(begin, i - begin));
+        begin = i + 1;
       }
-      current += c;
     }
-    if (!current.empty()) names.push_back(std::move(current));
     return names;
   };
   auto bad = [&](absl::string_view what) {
     return ErrorAt(value_pos,
                    absl::StrCat("malformed ", attr, " attribute: ", what));
   };
+  // The attribute as printed text, `name=value`: a view into the input when
+  // it is spelled that way there.
+  auto as_text = [&](AttrKind kind) {
+    absl::string_view text;
+    if (attr.data() + attr.size() + 1 == v.data() &&
+        v.data() >= text_.data() && v.data() + v.size() <= text_.data() + text_.size()) {
+      text = absl::string_view(attr.data(), attr.size() + 1 + v.size());
+    } else {
+      text = Keep(absl::StrCat(attr, "=", v));
+    }
+    return Attribute::Text(text, attr.size(), kind);
+  };
+  auto add_called = [&](absl::string_view name, bool is_list,
+                        absl::Span<const absl::string_view> names) {
+    auto* called = module_->arena().New<Attribute::Called>();
+    called->name = name;
+    called->first = static_cast<uint32_t>(called_count_);
+    called->count = static_cast<uint32_t>(names.size());
+    called->is_list = is_list;
+    for (absl::string_view n : names) {
+      pending_calls_.push_back(PendingCall{&instr, called_count_++, n, value_pos});
+    }
+    attr_scratch_.push_back(Attribute::CalledList(called));
+  };
 
-  static const char* const kSingleComputation[] = {
-      "to_apply", "calls", "condition", "body", "true_computation",
-      "false_computation", "select", "scatter"};
-  for (const char* name : kSingleComputation) {
-    if (attr != name) continue;
+  const KnownAttribute known = ClassifyAttribute(attr);
+  if (known == KnownAttribute::kSingleComputation) {
     if (v.front() == '{' && attr != "calls") {
       return bad("inline computations are not supported");
     }
@@ -881,70 +1380,52 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
     if (names.size() != 1 && !(attr == "calls" && !names.empty())) {
       return bad("expected one computation name");
     }
-    AttrSlot slot{AttrKind::kCalledComputations, std::string(attr)};
-    slot.first = instr.called_computations_.size();
-    slot.count = names.size();
-    slot.is_list = v.front() == '{';
-    for (auto& n : names) {
-      pending_calls_.push_back(PendingCall{&instr,
-                                           instr.called_computations_.size(),
-                                           n, value_pos});
-      instr.called_computations_.push_back(nullptr);
-    }
-    instr.attr_slots_.push_back(std::move(slot));
+    add_called(attr, v.front() == '{', names);
     return absl::OkStatus();
   }
-  if (attr == "branch_computations" || attr == "called_computations") {
+  if (known == KnownAttribute::kComputationList) {
     if (v.front() != '{') return bad("expected '{'");
-    auto names = names_in(v);
-    AttrSlot slot{AttrKind::kCalledComputations, std::string(attr)};
-    slot.first = instr.called_computations_.size();
-    slot.count = names.size();
-    slot.is_list = true;
-    for (auto& n : names) {
-      pending_calls_.push_back(PendingCall{&instr,
-                                           instr.called_computations_.size(),
-                                           n, value_pos});
-      instr.called_computations_.push_back(nullptr);
-    }
-    instr.attr_slots_.push_back(std::move(slot));
+    add_called(attr, true, names_in(v));
     return absl::OkStatus();
   }
-  if (attr == "control-predecessors") {
+  if (known == KnownAttribute::kControlPredecessors) {
     if (v.front() != '{') return bad("expected '{'");
-    for (auto& n : names_in(v)) {
-      // Keep a view into the value text: store it in an owned buffer.
-      pending_control_.push_back(PendingOperand{
-          &instr, 0, *new_names_.emplace_back(std::make_unique<std::string>(n)),
-          value_pos});
+    for (absl::string_view n : names_in(v)) {
+      body_->pending_control.push_back(PendingOperand{&instr, 0, n, value_pos});
     }
-    instr.attr_slots_.push_back(
-        AttrSlot{AttrKind::kControlPredecessors, std::string(attr)});
+    body_->needs_cycle_check = true;
+    attr_scratch_.push_back(
+        Attribute::Named(attr, AttrKind::kControlPredecessors));
     return absl::OkStatus();
   }
-  if (attr == "custom_call_target") {
+  if (known == KnownAttribute::kCustomCallTarget) {
     if (v.front() != '"' && v.front() != '\'') return bad("expected a string");
-    std::string out, err;
-    if (!absl::CUnescape(v.substr(1, v.size() - 2), &out, &err)) {
-      return bad(err);
+    absl::string_view body = v.substr(1, v.size() - 2);
+    if (body.find('\\') == absl::string_view::npos) {
+      absl::string_view known = WellKnownCustomCallTarget(body);
+      instr.payload().custom_call_target = known.empty() ? body : known;
+    } else {
+      std::string out, err;
+      if (!absl::CUnescape(body, &out, &err)) return bad(err);
+      instr.payload().custom_call_target = Keep(out);
     }
-    instr.custom_call_target_ = std::move(out);
-    instr.attr_slots_.push_back(
-        AttrSlot{AttrKind::kCustomCallTarget, std::string(attr)});
+    attr_scratch_.push_back(Attribute::Named(attr, AttrKind::kCustomCallTarget));
     return absl::OkStatus();
   }
-  if (attr == "index" && instr.opcode_ == HloOpcode::kGetTupleElement) {
+  if (known == KnownAttribute::kIndex &&
+      instr.opcode_ == HloOpcode::kGetTupleElement) {
     int64_t index = 0;
     if (!absl::SimpleAtoi(v, &index) || index < 0) {
       return bad("expected a non-negative integer");
     }
-    instr.tuple_index_ = index;
-    instr.attr_slots_.push_back(AttrSlot{AttrKind::kIndex, std::string(attr)});
+    instr.index_ = index;
+    attr_scratch_.push_back(Attribute::Named(attr, AttrKind::kIndex));
     return absl::OkStatus();
   }
-  if (attr == "frontend_attributes") {
+  if (known == KnownAttribute::kFrontendAttributes) {
     if (v.front() != '{' || v.back() != '}') return bad("expected '{...}'");
-    // key=value pairs; values are strings or balanced {...} blobs.
+    // Validate: key=value pairs; values are strings or balanced {...} blobs.
+    // The pairs are split when first asked for.
     size_t i = 1;
     absl::string_view body = v.substr(0, v.size() - 1);
     while (i < body.size()) {
@@ -952,14 +1433,13 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
       if (i >= body.size()) break;
       size_t key_start = i;
       while (i < body.size() && body[i] != '=' && body[i] != ' ') ++i;
-      std::string key(body.substr(key_start, i - key_start));
+      bool key_empty = i == key_start;
       while (i < body.size() && body[i] == ' ') ++i;
-      if (i >= body.size() || body[i] != '=' || key.empty()) {
+      if (i >= body.size() || body[i] != '=' || key_empty) {
         return bad("expected key=value");
       }
       ++i;
       while (i < body.size() && body[i] == ' ') ++i;
-      size_t value_start = i;
       if (i < body.size() && (body[i] == '"' || body[i] == '\'')) {
         char q = body[i++];
         while (i < body.size() && body[i] != q) {
@@ -991,72 +1471,31 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
         return bad("expected a string value");
       }
       i = std::min(i, body.size());
-      instr.frontend_attributes_.emplace_back(
-          std::move(key), std::string(body.substr(value_start, i - value_start)));
     }
-    instr.raw_attributes_.push_back(RawAttribute{std::string(attr), *value});
-    instr.attr_slots_.push_back(
-        AttrSlot{AttrKind::kFrontendAttributes, std::string(attr),
-                 instr.raw_attributes_.size() - 1});
+    attr_scratch_.push_back(as_text(AttrKind::kFrontendAttributes));
     return absl::OkStatus();
   }
 
   // Everything else is printed back from its text; some are also read.
-  if (attr == "metadata") {
-    // Space- or comma-separated key=value items.
-    size_t i = 1;
-    while (i + 1 < v.size()) {
-      while (i < v.size() && (v[i] == ' ' || v[i] == ',')) ++i;
-      size_t key_start = i;
-      while (i < v.size() && v[i] != '=' && v[i] != ' ' && v[i] != '}') ++i;
-      absl::string_view key = v.substr(key_start, i - key_start);
-      if (i >= v.size() || v[i] != '=') break;
-      ++i;
-      size_t value_start = i;
-      std::string text;
-      if (i < v.size() && (v[i] == '"' || v[i] == '\'')) {
-        char q = v[i++];
-        while (i < v.size() && v[i] != q) {
-          if (v[i] == '\\') ++i;
-          ++i;
-        }
-        ++i;
-        absl::string_view quoted = v.substr(value_start + 1, i - value_start - 2);
-        // On a bad escape CUnescape leaves partial output (NUL bytes
-        // included); the text as written is the better report.
-        if (!absl::CUnescape(quoted, &text)) text = std::string(quoted);
-      } else if (i < v.size() && v[i] == '{') {
-        while (i < v.size() && v[i] != '}') ++i;
-        ++i;
-      } else {
-        while (i < v.size() && v[i] != ' ' && v[i] != ',' && v[i] != '}') ++i;
-        text = std::string(v.substr(value_start, i - value_start));
-      }
-      int64_t number = 0;
-      if (key == "op_name") instr.metadata_.op_name = text;
-      if (key == "op_type") instr.metadata_.op_type = text;
-      if (key == "source_file") instr.metadata_.source_file = text;
-      if (key == "source_line" && absl::SimpleAtoi(text, &number)) {
-        instr.metadata_.source_line = number;
-      }
-      if (key == "stack_frame_id" && absl::SimpleAtoi(text, &number)) {
-        instr.metadata_.stack_frame_id = number;
-      }
-    }
-  } else if (attr == "dynamic_slice_sizes") {
-    for (auto& n : names_in(v)) {
+  if (known == KnownAttribute::kDynamicSliceSizes) {
+    absl::InlinedVector<int64_t, 8> sizes;
+    for (absl::string_view n : names_in(v)) {
       int64_t size = 0;
       if (!absl::SimpleAtoi(n, &size)) return bad("expected integers");
-      instr.dynamic_slice_sizes_.push_back(size);
+      sizes.push_back(size);
     }
-  } else if (attr == "slice") {
+    Instruction::Payload& p = instr.payload();
+    p.dynamic_slice_sizes = module_->arena().CopyArray(sizes.data(), sizes.size());
+    p.dynamic_slice_size_count = static_cast<uint32_t>(sizes.size());
+  } else if (known == KnownAttribute::kSlice) {
     // {[a:b], [a:b:s]}
+    absl::InlinedVector<Instruction::SliceDim, 4> dims;
     size_t i = 0;
     while ((i = v.find('[', i)) != absl::string_view::npos) {
       size_t close = v.find(']', i);
       if (close == absl::string_view::npos) return bad("expected ']'");
       absl::string_view range = v.substr(i + 1, close - i - 1);
-      std::vector<int64_t> parts;
+      absl::InlinedVector<int64_t, 3> parts;
       size_t start = 0;
       while (start <= range.size()) {
         size_t colon = range.find(':', start);
@@ -1071,17 +1510,20 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
       if (parts.size() < 2 || parts.size() > 3) {
         return bad("expected [start:limit(:stride)]");
       }
-      instr.slice_dims_.push_back(
-          {parts[0], parts[1], parts.size() == 3 ? parts[2] : 1});
+      dims.push_back({parts[0], parts[1], parts.size() == 3 ? parts[2] : 1});
       i = close + 1;
     }
-  } else if (attr == "async_execution_thread") {
+    Instruction::Extra& e = instr.extra();
+    e.slice_dims = module_->arena().CopyArray(dims.data(), dims.size());
+    e.slice_dim_count = static_cast<uint32_t>(dims.size());
+  } else if (known == KnownAttribute::kAsyncExecutionThread) {
     if (v.size() < 2 || (v.front() != '"' && v.front() != '\'')) {
       return bad("expected a string");
     }
-    instr.async_execution_thread_ = std::string(v.substr(1, v.size() - 2));
-  } else if (attr == "output_to_operand_aliasing") {
+    instr.extra().async_execution_thread = v.substr(1, v.size() - 2);
+  } else if (known == KnownAttribute::kOutputToOperandAliasing) {
     // {{out}: (operand, {in}), ...}
+    std::vector<Instruction::Aliasing> aliasing;
     size_t i = 1;
     while (true) {
       size_t open = v.find('{', i);
@@ -1094,7 +1536,7 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
         return bad("expected {index}: (operand, {index})");
       }
       Instruction::Aliasing alias;
-      for (auto& n : names_in(v.substr(open, close - open + 1))) {
+      for (absl::string_view n : names_in(v.substr(open, close - open + 1))) {
         int64_t x;
         if (!absl::SimpleAtoi(n, &x)) return bad("expected integers");
         alias.output.push_back(x);
@@ -1106,23 +1548,47 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
                             &alias.operand)) {
         return bad("expected (operand, {index})");
       }
-      for (auto& n : names_in(inner.substr(comma + 1))) {
+      for (absl::string_view n : names_in(inner.substr(comma + 1))) {
         int64_t x;
         if (!absl::SimpleAtoi(n, &x)) return bad("expected integers");
         alias.operand_index.push_back(x);
       }
-      instr.output_to_operand_aliasing_.push_back(std::move(alias));
+      aliasing.push_back(std::move(alias));
       i = paren_close + 1;
     }
+    if (!aliasing.empty()) instr.rare().aliasing = std::move(aliasing);
   }
-  instr.raw_attributes_.push_back(RawAttribute{std::string(attr), *value});
-  instr.attr_slots_.push_back(AttrSlot{AttrKind::kRaw, std::string(attr),
-                                       instr.raw_attributes_.size() - 1});
-  if (attr == "sharding") instr.sharding_ = instr.raw_attributes_.back();
+  attr_scratch_.push_back(as_text(AttrKind::kRaw));
   return absl::OkStatus();
 }
 
-absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
+size_t Parser::NamePos(const Instruction* instr) {
+  size_t save = pos_;
+  pos_ = instr->offset_;
+  if (instr->flags_ & Instruction::kParsedAsRoot) {
+    pos_ += 4;  // "ROOT"
+    (void)SkipSpace();
+  }
+  size_t name_pos = pos_;
+  pos_ = save;
+  return name_pos;
+}
+
+size_t Parser::OpcodePos(const Instruction* instr) {
+  size_t save = pos_;
+  pos_ = NamePos(instr);
+  size_t opcode_pos = pos_;
+  // The instruction was read from here before: name, '=', shape.
+  if (error_.ok() && instr->offset_ != Instruction::kNoOffset &&
+      ParseName("an instruction name").ok() && Consume('=') &&
+      ParseShapeAt(0).ok() && SkipSpace().ok()) {
+    opcode_pos = pos_;
+  }
+  pos_ = save;
+  return opcode_pos;
+}
+
+absl::Status Parser::ParseInstruction(Computation& comp) {
   if (auto s = SkipSpace(); !s.ok()) return s;
   size_t start = pos_;
   bool is_root = ConsumeWord("ROOT");
@@ -1136,46 +1602,54 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
     return Error(absl::StrCat("expected '=' after instruction name '", *name,
                               "'"));
   }
-  auto owned = std::make_unique<Instruction>();
-  Instruction* instr = owned.get();
-  instr->name_ = std::string(*name);
+  Instruction* instr = new (module_->arena().Allocate(
+      sizeof(Instruction), alignof(Instruction))) Instruction();
+  comp.instructions_.push_back(InstructionPtr(instr));
+  instr->SetName(*name);
   instr->parent_ = &comp;
-  instr->loc_ = LocAt(is_root ? start : name_pos);
-  if (scope_.contains(instr->name_)) {
+  instr->offset_ = static_cast<uint32_t>(is_root ? start : name_pos);
+  if (is_root) instr->flags_ |= Instruction::kParsedAsRoot;
+  if (body_->scope.Insert(*name, instr) != nullptr) {
     return ErrorAt(name_pos, absl::StrCat("duplicate instruction name '",
                                           *name, "' in computation '",
                                           comp.name_, "'"));
   }
-  scope_[instr->name_] = instr;
-  def_pos_[instr] = name_pos;
-  comp.parent_->ReserveName(instr->name_);
   if (is_root) {
-    if (saw_root) {
+    if (body_->saw_root) {
       return ErrorAt(start, absl::StrCat("computation '", comp.name_,
                                          "' has more than one ROOT"));
     }
-    saw_root = true;
+    body_->saw_root = true;
     comp.root_ = instr;
   }
 
-  if (!LooksLikeShape()) {
+  Shape* shape = FindSharedShape();
+  if (shape == nullptr) {
     if (!error_.ok()) return error_;
-    if (AtEnd()) return Error("unexpected end of input, expected the instruction's shape");
-    size_t type_pos = pos_;
-    absl::string_view word = RawIdent();
-    if (!word.empty() && AtEnd()) {
-      return ErrorAt(type_pos, absl::StrCat("unexpected end of input in the shape '",
-                                            word, "'"));
+    if (!LooksLikeShape()) {
+      if (!error_.ok()) return error_;
+      if (AtEnd()) {
+        return Error("unexpected end of input, expected the instruction's shape");
+      }
+      size_t type_pos = pos_;
+      absl::string_view word = RawIdent();
+      if (!word.empty() && AtEnd()) {
+        return ErrorAt(type_pos, absl::StrCat(
+                                     "unexpected end of input in the shape '",
+                                     word, "'"));
+      }
+      if (!word.empty() && Peek() == '[') {
+        return ErrorAt(type_pos,
+                       absl::StrCat("unknown element type '", word, "'"));
+      }
+      pos_ = type_pos;
+      return Error("expected the instruction's shape");
     }
-    if (!word.empty() && Peek() == '[') {
-      return ErrorAt(type_pos, absl::StrCat("unknown element type '", word, "'"));
-    }
-    pos_ = type_pos;
-    return Error("expected the instruction's shape");
+    auto parsed = ParseSharedShape();
+    if (!parsed.ok()) return parsed.status();
+    shape = *parsed;
   }
-  auto shape = ParseShapeAt(0);
-  if (!shape.ok()) return shape.status();
-  instr->shape_ = std::move(*shape);
+  instr->SetShape(shape, /*owned=*/false);
 
   if (auto s = SkipSpace(); !s.ok()) return s;
   size_t opcode_pos = pos_;
@@ -1208,10 +1682,12 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
     return ErrorAt(opcode_pos, absl::StrCat("unknown opcode '", spelling, "'"));
   }
   instr->opcode_ = *opcode;
-  instr->opcode_spelling_ = std::string(spelling);
-  opcode_pos_[instr] = opcode_pos;
+  if (spelling != HloOpcodeString(*opcode)) {
+    instr->extra().opcode_spelling = spelling;
+  }
 
   if (auto s = Expect('(', "'(' after the opcode"); !s.ok()) return s;
+  operand_scratch_.clear();
   if (instr->opcode_ == HloOpcode::kParameter) {
     size_t num_pos = pos_;
     auto number = ParseInt();
@@ -1219,13 +1695,15 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
     if (*number < 0 || *number >= kMaxParameterNumber) {
       return ErrorAt(num_pos, "parameter number out of range");
     }
-    instr->parameter_number_ = *number;
+    instr->index_ = *number;
     if (auto s = Expect(')', "')'"); !s.ok()) return s;
   } else if (instr->opcode_ == HloOpcode::kConstant) {
     if (auto s = SkipSpace(); !s.ok()) return s;
-    // The literal: balanced text up to the matching ')'.
+    // The literal: balanced text up to the matching ')'. Kept as a view when
+    // it needs no normalisation.
     size_t lit_start = pos_;
     std::string literal;
+    bool plain = true;  // literal == text_[lit_start, pos_)
     int depth = 0;
     while (true) {
       if (pos_ >= text_.size()) {
@@ -1235,12 +1713,16 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
       if (c == '"' || c == '\'') {
         size_t s = pos_;
         if (!SkipQuoted()) return ErrorAt(s, "unterminated string");
-        absl::StrAppend(&literal, text_.substr(s, pos_ - s));
+        if (!plain) absl::StrAppend(&literal, text_.substr(s, pos_ - s));
         continue;
       }
       if (c == '\0') return Error("NUL byte in input");
       if (c == ' ' || c == '\n' || c == '\t' || c == '\r' ||
           (c == '/' && (Peek(1) == '/' || Peek(1) == '*'))) {
+        if (plain) {
+          literal.assign(text_.data() + lit_start, pos_ - lit_start);
+          plain = false;
+        }
         if (c == '/' && Peek(1) == '*') {
           size_t end = text_.find("*/", pos_ + 2);
           if (end == absl::string_view::npos) {
@@ -1265,22 +1747,33 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
         }
         --depth;
       }
-      literal += c;
+      if (!plain) literal += c;
       ++pos_;
     }
-    while (!literal.empty() && literal.back() == ' ') literal.pop_back();
-    instr->literal_text_ = std::move(literal);
+    if (plain) {
+      instr->payload().literal = text_.substr(lit_start, pos_ - lit_start);
+    } else {
+      while (!literal.empty() && literal.back() == ' ') literal.pop_back();
+      instr->payload().literal = Keep(literal);
+    }
     ++pos_;  // ')'
   } else if (!Consume(')')) {
     if (!error_.ok()) return error_;
     while (true) {
-      std::optional<Shape> typed;
+      // A typed operand: its shape is checked against the operand's once
+      // the computation is read (at once when it is the operand's own
+      // shared shape), then dropped.
+      if (auto s = SkipSpace(); !s.ok()) return s;
       size_t typed_pos = pos_;
-      if (LooksLikeShape()) {
-        typed_pos = pos_;
-        auto operand_shape = ParseShapeAt(0);
-        if (!operand_shape.ok()) return operand_shape.status();
-        typed = std::move(*operand_shape);
+      const Shape* typed = FindSharedShape();
+      if (typed == nullptr) {
+        if (!error_.ok()) return error_;
+        if (LooksLikeShape()) {
+          typed_pos = pos_;
+          auto operand_shape = ParseSharedShape();
+          if (!operand_shape.ok()) return operand_shape.status();
+          typed = *operand_shape;
+        }
       }
       if (!error_.ok()) return error_;
       if (auto s = SkipSpace(); !s.ok()) return s;
@@ -1300,14 +1793,28 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
             "compact get-tuple-element operands ('%x#0') are not supported; "
             "print the module without compact_gte");
       }
-      if (typed) {
-        typed_operands_.push_back(
-            TypedOperand{instr, instr->operands_.size(), std::move(*typed), typed_pos});
+      Instruction* def = body_->scope.Find(*operand);
+      if (typed != nullptr &&
+          (def == nullptr || def == instr || def->shape_ != typed)) {
+        body_->typed_operands.push_back(
+            TypedOperand{instr, operand_scratch_.size(), typed, typed_pos});
       }
-      pending_operands_.push_back(PendingOperand{
-          instr, instr->operands_.size(), *operand, operand_pos});
-      instr->operands_.push_back(nullptr);
-      if (instr->operand_count() > kMaxOperands) {
+      if (def != nullptr && def != instr) {
+        operand_scratch_.push_back(def);
+        // Users in first-use order, each once: a repeat can only be this
+        // instruction, just added.
+        if (def->users_.empty() || def->users_.back() != instr) {
+          def->users_.push_back(instr);
+        }
+      } else {
+        // Defined later (or a self reference): resolved at the end of the
+        // computation.
+        body_->pending_operands.push_back(PendingOperand{
+            instr, operand_scratch_.size(), *operand, operand_pos});
+        operand_scratch_.push_back(nullptr);
+        body_->needs_cycle_check = true;
+      }
+      if (static_cast<int64_t>(operand_scratch_.size()) > kMaxOperands) {
         return ErrorAt(operand_pos, absl::StrCat("more than ", kMaxOperands,
                                                  " operands"));
       }
@@ -1318,29 +1825,82 @@ absl::Status Parser::ParseInstruction(Computation& comp, bool& saw_root) {
       break;
     }
   }
+  instr->operands_ = module_->arena().CopyArray(operand_scratch_.data(),
+                                                operand_scratch_.size());
+  instr->operand_count_ = static_cast<uint32_t>(operand_scratch_.size());
+  attr_scratch_.clear();
+  called_count_ = 0;
   while (Consume(',')) {
     if (auto s = ParseAttribute(*instr); !s.ok()) return s;
   }
   if (!error_.ok()) return error_;
-  if (instr->opcode_ == HloOpcode::kGetTupleElement && instr->tuple_index_ < 0) {
+  if (attr_scratch_.size() > 0xffff) return Error("too many attributes");
+  instr->attributes_ = module_->arena().CopyArray(attr_scratch_.data(),
+                                                  attr_scratch_.size());
+  instr->attribute_count_ = static_cast<uint16_t>(attr_scratch_.size());
+  if (called_count_ > 0) {
+    Instruction::Payload& p = instr->payload();
+    p.called = module_->arena().NewArray<Computation*>(called_count_);
+    p.called_count = static_cast<uint32_t>(called_count_);
+  }
+  comp.NoteKeyInstruction(instr);
+  if (instr->opcode_ == HloOpcode::kGetTupleElement && instr->index_ < 0) {
     return ErrorAt(opcode_pos, "get-tuple-element needs an index= attribute");
   }
-  if (instr->opcode_ == HloOpcode::kCustomCall &&
-      instr->custom_call_target_.empty() &&
-      instr->FindRawAttribute("custom_call_target") == nullptr) {
+  if (instr->opcode_ == HloOpcode::kCustomCall) {
     bool has_target = false;
-    for (const AttrSlot& slot : instr->attr_slots_) {
-      has_target |= slot.kind == AttrKind::kCustomCallTarget;
+    for (const Attribute& a : instr->attributes()) {
+      has_target |= a.kind() == AttrKind::kCustomCallTarget;
     }
     if (!has_target) {
       return ErrorAt(opcode_pos, "custom-call needs a custom_call_target");
     }
   }
-  comp.instructions_.push_back(std::move(owned));
   return absl::OkStatus();
 }
 
-absl::Status Parser::ParseComputation(Module& module) {
+absl::Status Parser::CheckCycles(Computation& comp) {
+  // Operands and control edges, iterative DFS over the traversal marks.
+  const uint32_t open = comp.NewTraversal();
+  const uint32_t done = open + 1;
+  std::vector<std::pair<Instruction*, size_t>> stack;
+  for (const auto& owned : comp.instructions_) {
+    if (owned->mark_ >= open) continue;
+    stack.assign(1, {owned.get(), 0});
+    owned->mark_ = open;
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      absl::Span<Instruction* const> ctrl = node->control_predecessors();
+      size_t n_ctrl = ctrl.size();
+      if (next < n_ctrl + node->operand_count_) {
+        Instruction* dep =
+            next < n_ctrl ? ctrl[next] : node->operands_[next - n_ctrl];
+        ++next;
+        if (dep->mark_ < open) {
+          dep->mark_ = open;
+          stack.emplace_back(dep, 0);
+        } else if (dep->mark_ == open) {
+          std::vector<absl::string_view> cycle;
+          bool in = false;
+          for (auto& [n, unused] : stack) {
+            in |= n == dep;
+            if (in) cycle.push_back(n->name());
+          }
+          cycle.push_back(dep->name());
+          return ErrorAt(NamePos(dep),
+                         absl::StrCat("cycle in computation '", comp.name_,
+                                      "': ", absl::StrJoin(cycle, " -> ")));
+        }
+        continue;
+      }
+      node->mark_ = done;
+      stack.pop_back();
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseComputationHead(Module& module, BodyState& body) {
   if (auto s = SkipSpace(); !s.ok()) return s;
   size_t start = pos_;
   bool is_entry = ConsumeWord("ENTRY");
@@ -1349,7 +1909,7 @@ absl::Status Parser::ParseComputation(Module& module) {
   auto comp = std::make_unique<Computation>();
   comp->name_ = std::string(*name);
   comp->parent_ = &module;
-  comp->loc_ = LocAt(start);
+  comp->offset_ = static_cast<uint32_t>(start);
   if (module.computation_by_name_.contains(comp->name_)) {
     return ErrorAt(start, absl::StrCat("duplicate computation name '", *name,
                                        "'"));
@@ -1383,71 +1943,155 @@ absl::Status Parser::ParseComputation(Module& module) {
     return s;
   }
   Computation* raw = comp.get();
-  module.computation_by_name_[raw->name_] = raw;
-  comp_pos_[raw] = start;
   module.computations_.push_back(std::move(comp));
+  module.computation_by_name_[raw->name_] = raw;
   if (is_entry) {
     if (module.entry_ != nullptr) {
       return ErrorAt(start, "more than one ENTRY computation");
     }
     module.entry_ = raw;
   }
-  scope_.clear();
-  pending_operands_.clear();
-  pending_control_.clear();
-  typed_operands_.clear();
-  bool saw_root = false;
+  body.comp = raw;
+  body.start = start;
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseBody(BodyState& body, size_t stop, bool* closed) {
+  body_ = &body;
+  *closed = false;
   while (true) {
     if (auto s = SkipSpace(); !s.ok()) return s;
+    if (pos_ >= stop) return absl::OkStatus();
     if (Peek() == '}') {
       ++pos_;
-      break;
+      *closed = true;
+      return absl::OkStatus();
     }
     if (AtEnd()) {
       return Error(absl::StrCat("unexpected end of input in computation '",
-                                raw->name_, "' (missing '}')"));
+                                body.comp->name_, "' (missing '}')"));
     }
-    if (auto s = ParseInstruction(*raw, saw_root); !s.ok()) return s;
+    if (auto s = ParseInstruction(*body.comp); !s.ok()) return s;
   }
+}
+
+absl::Status Parser::FinishBody(BodyState& body,
+                                absl::Span<BodyState* const> more) {
+  Computation* raw = body.comp;
+  // Parts read by other threads: their instructions join the computation,
+  // in text order.
+  int roots = body.saw_root ? 1 : 0;
+  for (BodyState* part : more) {
+    for (auto& owned : part->comp->instructions_) {
+      owned->parent_ = raw;
+      raw->instructions_.push_back(std::move(owned));
+    }
+    part->comp->instructions_.clear();
+    for (Instruction* key : part->comp->key_instructions_) {
+      raw->key_instructions_.push_back(key);
+    }
+    part->comp->key_instructions_.clear();
+    if (part->saw_root) {
+      ++roots;
+      raw->root_ = part->comp->root_;
+    }
+  }
+  if (roots > 1) return absl::InvalidArgumentError("more than one ROOT");
   if (raw->instructions_.empty()) {
-    return ErrorAt(start, absl::StrCat("computation '", raw->name_,
-                                       "' has no instructions"));
+    return ErrorAt(body.start, absl::StrCat("computation '", raw->name_,
+                                            "' has no instructions"));
   }
   if (raw->root_ == nullptr) raw->root_ = raw->instructions_.back().get();
-  // Resolve operands within this computation.
-  for (const PendingOperand& p : pending_operands_) {
-    auto it = scope_.find(p.name);
-    if (it == scope_.end()) {
-      return ErrorAt(p.pos, absl::StrCat("use of undefined instruction '",
-                                         p.name, "' in computation '",
-                                         raw->name_, "'"));
+  // Names are looked up in every part; a name defined in two parts is the
+  // duplicate a sequential read reports.
+  auto lookup = [&](absl::string_view name) -> Instruction* {
+    if (Instruction* found = body.scope.Find(name)) return found;
+    for (BodyState* part : more) {
+      if (Instruction* found = part->scope.Find(name)) return found;
     }
-    p.instr->operands_[p.index] = it->second;
-    // An instruction's operands are resolved one after the other, so a
-    // repeated operand finds its user last in the list; checking only the
-    // last entry keeps a value with 10^5 users linear (AddUser would scan).
-    std::vector<Instruction*>& users = it->second->users_;
-    if (users.empty() || users.back() != p.instr) users.push_back(p.instr);
+    return nullptr;
+  };
+  for (size_t k = 0; k < more.size(); ++k) {
+    bool duplicate = false;
+    more[k]->scope.ForEach([&](const Instruction* instr) {
+      if (duplicate) return;
+      duplicate = body.scope.Find(instr->name()) != nullptr;
+      for (size_t e = 0; e < k && !duplicate; ++e) {
+        duplicate = more[e]->scope.Find(instr->name()) != nullptr;
+      }
+    });
+    if (duplicate) {
+      return absl::InvalidArgumentError("duplicate instruction name");
+    }
   }
-  for (const TypedOperand& t : typed_operands_) {
-    const Instruction* operand = t.instr->operands_[t.index];
-    Shape written = t.shape;
-    shape_util::SetDefaultLayoutsWhereMissing(written);
-    if (!shape_util::Compatible(written, operand->shape_)) {
+  // Operands defined after their use (or, between parts, in another part).
+  bool resolved_any = false;
+  bool needs_cycle_check = body.needs_cycle_check;
+  auto resolve = [&](const BodyState& part) -> absl::Status {
+    for (const PendingOperand& p : part.pending_operands) {
+      Instruction* def = lookup(p.name);
+      if (def == nullptr) {
+        return ErrorAt(p.pos, absl::StrCat("use of undefined instruction '",
+                                           p.name, "' in computation '",
+                                           raw->name_, "'"));
+      }
+      p.instr->operands_[p.index] = def;
+      resolved_any = true;
+    }
+    return absl::OkStatus();
+  };
+  if (auto s = resolve(body); !s.ok()) return s;
+  for (BodyState* part : more) {
+    if (auto s = resolve(*part); !s.ok()) return s;
+    // A reference across parts may point forward: check for cycles.
+    needs_cycle_check |= !part->pending_operands.empty() ||
+                         part->needs_cycle_check;
+  }
+  if (resolved_any) {
+    // Users in first-use order: rebuild them in text order.
+    for (const auto& instr : raw->instructions_) instr->users_.clear();
+    for (const auto& instr : raw->instructions_) {
+      for (Instruction* op : instr->operands()) {
+        if (op->users_.empty() || op->users_.back() != instr.get()) {
+          op->users_.push_back(instr.get());
+        }
+      }
+    }
+  }
+  // Written operand shapes, in text order.
+  auto check_typed = [&](const BodyState& part) -> absl::Status {
+    for (const TypedOperand& t : part.typed_operands) {
+      const Instruction* operand = t.instr->operands_[t.index];
+      if (operand->shape_ == t.shape ||
+          shape_util::Compatible(*t.shape, operand->shape())) {
+        continue;
+      }
       return ErrorAt(t.pos, absl::StrCat("operand ", t.index, " is written as ",
-                                         ShapeToString(t.shape), " but '",
-                                         operand->name_, "' has shape ",
-                                         ShapeToString(operand->shape_)));
+                                         ShapeToString(*t.shape), " but '",
+                                         operand->name(), "' has shape ",
+                                         ShapeToString(operand->shape())));
     }
+    return absl::OkStatus();
+  };
+  if (auto s = check_typed(body); !s.ok()) return s;
+  for (BodyState* part : more) {
+    if (auto s = check_typed(*part); !s.ok()) return s;
   }
-  for (const PendingOperand& p : pending_control_) {
-    auto it = scope_.find(p.name);
-    if (it == scope_.end()) {
-      return ErrorAt(p.pos, absl::StrCat("undefined control predecessor '",
-                                         p.name, "'"));
+  auto resolve_control = [&](const BodyState& part) -> absl::Status {
+    for (const PendingOperand& p : part.pending_control) {
+      Instruction* def = lookup(p.name);
+      if (def == nullptr) {
+        return ErrorAt(p.pos, absl::StrCat("undefined control predecessor '",
+                                           p.name, "'"));
+      }
+      p.instr->rare().control_predecessors.push_back(def);
+      def->rare().control_successors.push_back(p.instr);
     }
-    p.instr->control_predecessors_.push_back(it->second);
-    it->second->control_successors_.push_back(p.instr);
+    return absl::OkStatus();
+  };
+  if (auto s = resolve_control(body); !s.ok()) return s;
+  for (BodyState* part : more) {
+    if (auto s = resolve_control(*part); !s.ok()) return s;
   }
   // Parameters: numbers 0..n-1, each once.
   int64_t num_params = 0;
@@ -1457,16 +2101,16 @@ absl::Status Parser::ParseComputation(Module& module) {
   std::vector<Instruction*> params(num_params, nullptr);
   for (const auto& instr : raw->instructions_) {
     if (instr->opcode_ != HloOpcode::kParameter) continue;
-    int64_t n = instr->parameter_number_;
+    int64_t n = instr->index_;
     // Numbers are 0..n-1, so the table never grows past the instructions.
     if (n >= num_params) {
-      return ErrorAt(def_pos_[instr.get()],
+      return ErrorAt(NamePos(instr.get()),
                      absl::StrCat("parameter number ", n, " in computation '",
                                   raw->name_, "', which has ", num_params,
                                   " parameter", num_params == 1 ? "" : "s"));
     }
     if (params[n] != nullptr) {
-      return ErrorAt(def_pos_[instr.get()],
+      return ErrorAt(NamePos(instr.get()),
                      absl::StrCat("duplicate parameter number ", n,
                                   " in computation '", raw->name_, "'"));
     }
@@ -1474,48 +2118,20 @@ absl::Status Parser::ParseComputation(Module& module) {
   }
   for (size_t i = 0; i < params.size(); ++i) {
     if (params[i] == nullptr) {
-      return ErrorAt(start, absl::StrCat("computation '", raw->name_,
-                                         "' has no parameter(", i, ")"));
+      return ErrorAt(body.start, absl::StrCat("computation '", raw->name_,
+                                              "' has no parameter(", i, ")"));
     }
   }
   raw->params_ = std::move(params);
-  // Cycle check (operands and control edges), iterative.
-  {
-    absl::flat_hash_map<const Instruction*, uint8_t> state;
-    for (const auto& owned : raw->instructions_) {
-      if (state.contains(owned.get())) continue;
-      std::vector<std::pair<Instruction*, size_t>> stack = {{owned.get(), 0}};
-      state[owned.get()] = 1;
-      while (!stack.empty()) {
-        auto& [node, next] = stack.back();
-        size_t n_ctrl = node->control_predecessors_.size();
-        if (next < n_ctrl + node->operands_.size()) {
-          Instruction* dep = next < n_ctrl ? node->control_predecessors_[next]
-                                           : node->operands_[next - n_ctrl];
-          ++next;
-          auto it = state.find(dep);
-          if (it == state.end()) {
-            state[dep] = 1;
-            stack.emplace_back(dep, 0);
-          } else if (it->second == 1) {
-            std::vector<std::string> cycle;
-            bool in = false;
-            for (auto& [n, unused] : stack) {
-              in |= n == dep;
-              if (in) cycle.push_back(n->name_);
-            }
-            cycle.push_back(dep->name_);
-            return ErrorAt(def_pos_[dep],
-                           absl::StrCat("cycle in computation '", raw->name_,
-                                        "': ", absl::StrJoin(cycle, " -> ")));
-          }
-          continue;
-        }
-        state[node] = 2;
-        stack.pop_back();
-      }
-    }
+  // Without forward references or control edges every edge points to an
+  // earlier instruction: no cycle is possible.
+  if (needs_cycle_check) {
+    if (auto s = CheckCycles(*raw); !s.ok()) return s;
   }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseExecutionThread(Computation& comp) {
   // Optional `, execution_thread="host"` after the closing brace.
   size_t save = pos_;
   if (Consume(',')) {
@@ -1528,16 +2144,156 @@ absl::Status Parser::ParseComputation(Module& module) {
     }
     auto thread = ParseString();
     if (!thread.ok()) return thread.status();
-    raw->execution_thread_ = std::move(*thread);
+    comp.execution_thread_ = std::move(*thread);
   }
   return absl::OkStatus();
+}
+
+absl::Status Parser::ParseComputation(Module& module) {
+  BodyState body;
+  if (auto s = ParseComputationHead(module, body); !s.ok()) return s;
+  bool closed = false;
+  if (auto s = ParseBody(body, absl::string_view::npos, &closed); !s.ok()) {
+    return s;
+  }
+  if (auto s = FinishBody(body, {}); !s.ok()) return s;
+  return ParseExecutionThread(*body.comp);
+}
+
+absl::Status Parser::ParseRange(Module& module, size_t stop,
+                                RangeResult& result) {
+  result.tail.reset();
+  std::unique_ptr<BodyState> begun;  // a computation begun in this range
+  BodyState* body = result.continuation.get();
+  if (body != nullptr) {
+    if (auto s = SkipSpace(); !s.ok()) return s;
+    result.first_item_pos = pos_;
+  }
+  while (true) {
+    if (body != nullptr) {
+      bool closed = false;
+      if (auto s = ParseBody(*body, stop, &closed); !s.ok()) return s;
+      if (!closed) {
+        result.final_pos = pos_;
+        result.ends_in_body = true;
+        result.tail = std::move(begun);
+        return absl::OkStatus();
+      }
+      if (body == result.continuation.get()) {
+        // The end of a computation begun in an earlier range: finished when
+        // the ranges are merged.
+        result.continuation_closed = true;
+      } else if (auto s = FinishBody(*body, {}); !s.ok()) {
+        return s;
+      }
+      if (auto s = ParseExecutionThread(*body->comp); !s.ok()) return s;
+      begun.reset();
+      body = nullptr;
+      continue;
+    }
+    if (auto s = SkipSpace(); !s.ok()) return s;
+    if (AtEnd() || pos_ >= stop) {
+      result.final_pos = pos_;
+      result.ends_in_body = false;
+      return absl::OkStatus();
+    }
+    if (text_.substr(pos_, 9) == "HloModule" && !IsIdentChar(Peek(9))) {
+      return Error(
+          "a second 'HloModule' header: this file holds several modules; "
+          "split it with --split-input-file (separator lines '// -----')");
+    }
+    begun = std::make_unique<BodyState>();
+    if (auto s = ParseComputationHead(module, *begun); !s.ok()) return s;
+    body = begun.get();
+  }
 }
 
 absl::Status Parser::CheckForwardedShapes(const Instruction& instr) {
   std::string mismatch = ForwardedShapeMismatch(instr);
   if (mismatch.empty()) return absl::OkStatus();
-  return ErrorAt(def_pos_[&instr],
-                 absl::StrCat("'", instr.name_, "': ", mismatch));
+  return ErrorAt(NamePos(&instr),
+                 absl::StrCat("'", instr.name(), "': ", mismatch));
+}
+
+absl::Status Parser::BuildWrappedComputations(Module& module) {
+  std::vector<std::unique_ptr<Computation>> wrapped;
+  // A shape of the module, given default layouts with the others in Finish.
+  auto shape_of = [&](const Shape& shape) {
+    module.shapes_.push_back(std::make_unique<Shape>(shape));
+    return module.shapes_.back().get();
+  };
+  for (const auto& comp : module.computations_) {
+    // Async starts are key instructions, listed in text order.
+    for (Instruction* start : comp->key_instructions_) {
+      if (start->opcode_ != HloOpcode::kAsyncStart ||
+          !start->called_computations().empty()) {
+        continue;
+      }
+      absl::string_view spelling = start->opcode_spelling();
+      constexpr absl::string_view kStart = "-start";
+      std::optional<HloOpcode> wrapped_opcode;
+      if (spelling.size() > kStart.size()) {
+        wrapped_opcode =
+            StringToHloOpcode(spelling.substr(0, spelling.size() - kStart.size()));
+      }
+      const Shape& shape = start->shape();
+      if (!wrapped_opcode || !shape.IsTuple() || shape.tuple_shapes.size() < 2 ||
+          !shape.tuple_shapes[0].IsTuple() ||
+          shape.tuple_shapes[0].tuple_shapes.size() !=
+              static_cast<size_t>(start->operand_count())) {
+        return ErrorAt(NamePos(start),
+                       absl::StrCat("'", start->name(), "': the shape of ",
+                                    spelling, " must be ((operand shapes...), "
+                                    "result shape, context...)"));
+      }
+      auto comp_owned = std::make_unique<Computation>();
+      Computation* body = comp_owned.get();
+      body->name_ = absl::StrCat(start->name(), ".wrapped_computation");
+      body->parent_ = &module;
+      body->synthesized_ = true;
+      body->execution_thread_ = std::string(start->async_execution_thread());
+      // The instructions report the place of the start.
+      auto add = [&](absl::string_view name, const Shape& shape) {
+        Instruction* instr = module.NewInstruction();
+        body->instructions_.push_back(InstructionPtr(instr));
+        instr->SetName(module.arena().CopyString(name));
+        instr->SetShape(shape_of(shape), /*owned=*/false);
+        instr->parent_ = body;
+        instr->offset_ = start->offset_;
+        instr->flags_ |= start->flags_ & Instruction::kParsedAsRoot;
+        return instr;
+      };
+      std::vector<Instruction*> params;
+      for (int64_t i = 0; i < start->operand_count(); ++i) {
+        Instruction* param = add(absl::StrCat("param_", i),
+                                 shape.tuple_shapes[0].tuple_shapes[i]);
+        param->opcode_ = HloOpcode::kParameter;
+        param->index_ = i;
+        body->NoteKeyInstruction(param);
+        params.push_back(param);
+      }
+      Instruction* root =
+          add(absl::StrCat(start->name(), ".wrapped"), shape.tuple_shapes[1]);
+      InstructionBuilder::CopyAttributes(*start, root);
+      root->opcode_ = *wrapped_opcode;
+      if (root->payload_ != nullptr && root->payload_->extra != nullptr) {
+        root->payload_->extra->opcode_spelling = {};
+      }
+      root->operands_ = module.arena().CopyArray(params.data(), params.size());
+      root->operand_count_ = static_cast<uint32_t>(params.size());
+      for (Instruction* p : params) p->users_.push_back(root);
+      body->NoteKeyInstruction(root);
+      body->root_ = root;
+      body->params_ = params;
+      Instruction::Payload& p = start->payload();
+      p.called = module.arena().NewArray<Computation*>(1);
+      p.called[0] = body;
+      p.called_count = 1;
+      wrapped.push_back(std::move(comp_owned));
+    }
+  }
+  for (auto& comp : wrapped) module.computations_.push_back(std::move(comp));
+  return absl::OkStatus();
 }
 
 absl::Status Parser::Finish(Module& module) {
@@ -1554,81 +2310,23 @@ absl::Status Parser::Finish(Module& module) {
       return ErrorAt(call.pos, absl::StrCat("use of undefined computation '",
                                             call.name, "'"));
     }
-    call.instr->called_computations_[call.index] = callee;
+    call.instr->payload_->called[call.index] = callee;
   }
-  // Sugared async ops (`custom-call-start(...)`) wrap their op in a
-  // computation that the text leaves out; build it, as XLA's parser does.
-  std::vector<std::unique_ptr<Computation>> wrapped;
-  for (const auto& comp : module.computations_) {
-    for (const auto& owned : comp->instructions_) {
-      Instruction* start = owned.get();
-      if (start->opcode_ != HloOpcode::kAsyncStart ||
-          !start->called_computations_.empty()) {
-        continue;
-      }
-      absl::string_view spelling = start->opcode_spelling_;
-      auto wrapped_opcode = StringToHloOpcode(
-          spelling.substr(0, spelling.size() - std::string_view("-start").size()));
-      const Shape& shape = start->shape_;
-      if (!wrapped_opcode || !shape.IsTuple() || shape.tuple_shapes.size() < 2 ||
-          !shape.tuple_shapes[0].IsTuple() ||
-          shape.tuple_shapes[0].tuple_shapes.size() !=
-              static_cast<size_t>(start->operand_count())) {
-        return ErrorAt(def_pos_[start],
-                       absl::StrCat("'", start->name_, "': the shape of ",
-                                    spelling, " must be ((operand shapes...), "
-                                    "result shape, context...)"));
-      }
-      auto comp_owned = std::make_unique<Computation>();
-      Computation* body = comp_owned.get();
-      body->name_ = absl::StrCat(start->name_, ".wrapped_computation");
-      body->parent_ = &module;
-      body->synthesized_ = true;
-      body->execution_thread_ = start->async_execution_thread_;
-      std::vector<Instruction*> params;
-      for (int64_t i = 0; i < start->operand_count(); ++i) {
-        auto param = std::make_unique<Instruction>();
-        param->opcode_ = HloOpcode::kParameter;
-        param->opcode_spelling_ = "parameter";
-        param->name_ = absl::StrCat("param_", i);
-        param->shape_ = shape.tuple_shapes[0].tuple_shapes[i];
-        param->parameter_number_ = i;
-        param->parent_ = body;
-        param->loc_ = start->loc_;
-        params.push_back(param.get());
-        body->instructions_.push_back(std::move(param));
-      }
-      auto root = std::make_unique<Instruction>();
-      InstructionBuilder::CopyAttributes(*start, root.get());
-      root->opcode_ = *wrapped_opcode;
-      root->opcode_spelling_ = std::string(HloOpcodeString(*wrapped_opcode));
-      root->name_ = absl::StrCat(start->name_, ".wrapped");
-      root->shape_ = shape.tuple_shapes[1];
-      root->parent_ = body;
-      root->loc_ = start->loc_;
-      root->operands_ = params;
-      for (Instruction* p : params) p->AddUser(root.get());
-      body->root_ = root.get();
-      body->params_ = params;
-      body->instructions_.push_back(std::move(root));
-      start->called_computations_.push_back(body);
-      wrapped.push_back(std::move(comp_owned));
-    }
-  }
-  for (auto& comp : wrapped) module.computations_.push_back(std::move(comp));
-
+  if (auto s = BuildWrappedComputations(module); !s.ok()) return s;
   // Structural checks the passes rely on.
   for (const auto& comp : module.computations_) {
     for (const auto& owned : comp->instructions_) {
       Instruction* instr = owned.get();
       auto fail = [&](std::string what) {
-        return ErrorAt(def_pos_[instr], absl::StrCat("'", instr->name_, "': ", what));
+        return ErrorAt(NamePos(instr),
+                       absl::StrCat("'", instr->name(), "': ", what));
       };
       auto need_operands = [&](int64_t n) -> absl::Status {
         if (instr->operand_count() == n) return absl::OkStatus();
-        return ErrorAt(opcode_pos_[instr], absl::StrCat(instr->opcode_spelling_, " expects ", n,
-                                 " operand", n == 1 ? "" : "s", ", got ",
-                                 instr->operand_count()));
+        return ErrorAt(OpcodePos(instr),
+                       absl::StrCat(instr->opcode_spelling(), " expects ", n,
+                                    " operand", n == 1 ? "" : "s", ", got ",
+                                    instr->operand_count()));
       };
       absl::Status st = absl::OkStatus();
       switch (instr->opcode_) {
@@ -1651,23 +2349,26 @@ absl::Status Parser::Finish(Module& module) {
           break;
         }
         case HloOpcode::kConditional: {
-          int64_t branches = static_cast<int64_t>(instr->called_computations_.size());
+          int64_t branches =
+              static_cast<int64_t>(instr->called_computations().size());
           if (branches == 0) return fail("conditional needs branch computations");
           // Branch order is [true, false] for a predicate conditional.
-          const AttrSlot* t = nullptr;
-          const AttrSlot* f = nullptr;
-          for (AttrSlot& slot : instr->attr_slots_) {
-            if (slot.name == "true_computation") t = &slot;
-            if (slot.name == "false_computation") f = &slot;
+          Attribute::Called* t = nullptr;
+          Attribute::Called* f = nullptr;
+          for (const Attribute& a : instr->attributes()) {
+            if (a.kind() != AttrKind::kCalledComputations) continue;
+            auto* called = static_cast<Attribute::Called*>(
+                const_cast<void*>(a.data_));
+            if (a.name() == "true_computation") t = called;
+            if (a.name() == "false_computation") f = called;
           }
           if (t != nullptr && f != nullptr && t->first > f->first) {
-            std::swap(instr->called_computations_[t->first],
-                      instr->called_computations_[f->first]);
-            std::swap(const_cast<AttrSlot*>(t)->first,
-                      const_cast<AttrSlot*>(f)->first);
+            std::swap(instr->payload_->called[t->first],
+                      instr->payload_->called[f->first]);
+            std::swap(t->first, f->first);
           }
           st = need_operands(branches + 1);
-          for (Computation* branch : instr->called_computations_) {
+          for (Computation* branch : instr->called_computations()) {
             if (st.ok() && branch->num_parameters() != 1) {
               return fail(absl::StrCat("branch computation '", branch->name_,
                                        "' must take exactly one parameter"));
@@ -1676,17 +2377,19 @@ absl::Status Parser::Finish(Module& module) {
           break;
         }
         case HloOpcode::kFusion:
-          if (instr->called_computations_.empty()) return fail("fusion needs calls=");
+          if (instr->called_computations().empty()) {
+            return fail("fusion needs calls=");
+          }
           break;
         case HloOpcode::kAsyncStart:
-          if (!instr->called_computations_.empty() &&
+          if (!instr->called_computations().empty() &&
               instr->operand_count() !=
-                  instr->called_computations_[0]->num_parameters()) {
+                  instr->called_computations()[0]->num_parameters()) {
             return fail(absl::StrCat(
                 "async-start has ", instr->operand_count(),
                 " operands but its computation '",
-                instr->called_computations_[0]->name_, "' has ",
-                instr->called_computations_[0]->num_parameters(),
+                instr->called_computations()[0]->name_, "' has ",
+                instr->called_computations()[0]->num_parameters(),
                 " parameters"));
           }
           break;
@@ -1723,10 +2426,10 @@ absl::Status Parser::Finish(Module& module) {
         case HloOpcode::kGetTupleElement: {
           st = need_operands(1);
           if (!st.ok()) break;
-          const Shape& tuple = instr->operands_[0]->shape_;
+          const Shape& tuple = instr->operands_[0]->shape();
           if (!tuple.IsTuple() ||
-              instr->tuple_index_ >= static_cast<int64_t>(tuple.tuple_shapes.size())) {
-            return fail(absl::StrCat("index ", instr->tuple_index_,
+              instr->index_ >= static_cast<int64_t>(tuple.tuple_shapes.size())) {
+            return fail(absl::StrCat("index ", instr->index_,
                                      " is out of range for operand shape ",
                                      ShapeToString(tuple)));
           }
@@ -1759,8 +2462,8 @@ absl::Status Parser::Finish(Module& module) {
     absl::flat_hash_map<const Computation*, uint8_t> state;
     auto callees = [](const Computation* c) {
       std::vector<Computation*> out;
-      for (const auto& instr : c->instructions_) {
-        for (Computation* callee : instr->called_computations_) {
+      for (const Instruction* instr : c->key_instructions_) {
+        for (Computation* callee : instr->called_computations()) {
           out.push_back(callee);
         }
       }
@@ -1782,7 +2485,7 @@ absl::Status Parser::Finish(Module& module) {
             state[callee] = 1;
             stack.emplace_back(callee, callees(callee));
           } else if (it->second == 1) {
-            return ErrorAt(comp_pos_[callee],
+            return ErrorAt(callee->offset_,
                            absl::StrCat("computation '", callee->name_,
                                         "' calls itself (directly or through "
                                         "other computations)"));
@@ -1794,11 +2497,10 @@ absl::Status Parser::Finish(Module& module) {
       }
     }
   }
-  // Arrays without a layout get the default one, as XLA's parser does.
-  for (auto& comp : module.computations_) {
-    for (auto& instr : comp->instructions_) {
-      shape_util::SetDefaultLayoutsWhereMissing(instr->shape_);
-    }
+  // Arrays without a layout get the default one, as XLA's parser does (on
+  // each shape once: instructions share them).
+  for (auto& shape : module.shapes_) {
+    shape_util::SetDefaultLayoutsWhereMissing(*shape);
   }
   EntryComputationLayout& layout = module.entry_layout_;
   Computation* entry = module.entry_;
@@ -1806,7 +2508,7 @@ absl::Status Parser::Finish(Module& module) {
     for (Shape& s : layout.parameters) shape_util::SetDefaultLayoutsWhereMissing(s);
     shape_util::SetDefaultLayoutsWhereMissing(layout.result);
     if (layout.parameters.size() != entry->params_.size()) {
-      return ErrorAt(comp_pos_[entry],
+      return ErrorAt(entry->offset_,
                      absl::StrCat("entry_computation_layout has ",
                                   layout.parameters.size(),
                                   " parameters but the entry computation '",
@@ -1815,37 +2517,33 @@ absl::Status Parser::Finish(Module& module) {
     }
     for (size_t i = 0; i < layout.parameters.size(); ++i) {
       if (!shape_util::Compatible(layout.parameters[i],
-                                  entry->params_[i]->shape_)) {
-        return ErrorAt(def_pos_[entry->params_[i]],
+                                  entry->params_[i]->shape())) {
+        return ErrorAt(NamePos(entry->params_[i]),
                        absl::StrCat("parameter ", i, " has shape ",
-                                    ShapeToString(entry->params_[i]->shape_),
+                                    ShapeToString(entry->params_[i]->shape()),
                                     " but entry_computation_layout says ",
                                     ShapeToString(layout.parameters[i])));
       }
     }
-    if (!shape_util::Compatible(layout.result, entry->root_->shape_)) {
-      return ErrorAt(def_pos_[entry->root_],
+    if (!shape_util::Compatible(layout.result, entry->root_->shape())) {
+      return ErrorAt(NamePos(entry->root_),
                      absl::StrCat("the entry root has shape ",
-                                  ShapeToString(entry->root_->shape_),
+                                  ShapeToString(entry->root_->shape()),
                                   " but entry_computation_layout says ",
                                   ShapeToString(layout.result)));
     }
   } else {
     for (Instruction* param : entry->params_) {
-      layout.parameters.push_back(param->shape_);
+      layout.parameters.push_back(param->shape());
     }
-    layout.result = entry->root_->shape_;
+    layout.result = entry->root_->shape();
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
-  if (text_.size() > kMaxInputBytes) {
-    // Without the usual source excerpt, which would scan the whole input.
-    return absl::InvalidArgumentError(absl::StrCat(
-        options_.path, ":", 1 + options_.line_offset, ":1: error: input larger than ",
-        kMaxInputBytes, " bytes (2 GiB)"));
-  }
+absl::Status Parser::ParseModuleStart(Module& module,
+                                      std::shared_ptr<const TextBuffer> buffer) {
+  if (text_.size() > kMaxInputBytes) return InputTooLarge(options_);
   // Control bytes early on mean the input is not text at all; a NUL byte
   // anywhere is an error (XLA's lexer rejects it).
   for (size_t i = 0; i < std::min<size_t>(text_.size(), 4096); ++i) {
@@ -1854,25 +2552,36 @@ absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
          c != '\f' && c != '\v') ||
         c == 0x7f) {
       show_source_line_ = false;
-      return ErrorAt(0, absl::StrCat("the input is not HLO text (binary data: byte 0x",
-                                     absl::Hex(c, absl::kZeroPad2), " at offset ", i, ")"));
+      return ErrorAt(0, absl::StrCat("the input is not HLO text (binary data: "
+                                     "byte 0x",
+                                     absl::Hex(c, absl::kZeroPad2),
+                                     " at offset ", i, ")"));
     }
   }
   size_t nul = text_.find('\0');
   if (nul != absl::string_view::npos) {
     return ErrorAt(nul, "NUL byte in input (is this a binary file?)");
   }
-  auto module = std::make_unique<Module>();
-  module->source_path_ = options_.path;
-  module->line_offset_ = options_.line_offset;
+  module_ = &module;
+  module.buffers_.push_back(std::move(buffer));
+  module.source_text_ = text_;
+  module.source_path_ = options_.path;
+  module.line_offset_ = options_.line_offset;
   if (auto s = SkipSpace(); !s.ok()) return s;
   if (AtEnd()) return Error("the input is empty: expected an HLO module");
   if (ConsumeWord("HloModule")) {
-    if (auto s = ParseHeader(*module); !s.ok()) return s;
-    if (auto s = ParseStackFrames(*module); !s.ok()) return s;
+    if (auto s = ParseHeader(module); !s.ok()) return s;
+    if (auto s = ParseStackFrames(module); !s.ok()) return s;
   } else {
-    module->has_header_ = false;
+    module.has_header_ = false;
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModule(
+    std::shared_ptr<const TextBuffer> buffer) {
+  auto module = std::make_unique<Module>();
+  if (auto s = ParseModuleStart(*module, std::move(buffer)); !s.ok()) return s;
   while (true) {
     if (auto s = SkipSpace(); !s.ok()) return s;
     if (AtEnd()) break;
@@ -1887,10 +2596,143 @@ absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
   return module;
 }
 
+std::vector<size_t> Parser::SplitPoints(size_t from, int ranges) const {
+  std::vector<size_t> splits;
+  const size_t n = text_.size();
+  size_t last = from;
+  for (int k = 1; k < ranges; ++k) {
+    size_t p = std::max(last + 1, from + (n - from) / ranges * k);
+    // The start of a line that starts an instruction: "\n  name".
+    while (true) {
+      p = text_.find("\n  ", p);
+      if (p == absl::string_view::npos || p + 3 >= n) return splits;
+      char c = text_[p + 3];
+      if (c == '%' || Is(c, kIdentStart)) break;
+      ++p;
+    }
+    last = p + 1;
+    splits.push_back(last);
+  }
+  return splits;
+}
+
+absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModuleInParallel(
+    std::shared_ptr<const TextBuffer> buffer, int threads, int* used) {
+  auto module = std::make_unique<Module>();
+  if (auto s = ParseModuleStart(*module, std::move(buffer)); !s.ok()) return s;
+  if (auto s = SkipSpace(); !s.ok()) return s;
+  std::vector<size_t> splits = SplitPoints(pos_, threads);
+  const size_t ranges = splits.size() + 1;
+  *used = static_cast<int>(ranges);
+  std::vector<RangeResult> results(ranges);
+  std::vector<std::thread> workers;
+  for (size_t k = 1; k < ranges; ++k) {
+    RangeResult& r = results[k];
+    r.module = std::make_unique<Module>();
+    r.placeholder = std::make_unique<Computation>();
+    r.placeholder->parent_ = r.module.get();
+    r.continuation = std::make_unique<BodyState>();
+    r.continuation->comp = r.placeholder.get();
+    r.continuation->start = splits[k - 1];
+    size_t stop = k + 1 < ranges ? splits[k] : absl::string_view::npos;
+    workers.emplace_back([this, &r, start = splits[k - 1], stop] {
+      Parser parser(text_, options_);
+      parser.module_ = r.module.get();
+      parser.pos_ = start;
+      r.status = parser.ParseRange(*r.module, stop, r);
+      r.pending_calls = std::move(parser.pending_calls_);
+    });
+  }
+  results[0].status = ParseRange(*module, ranges > 1 ? splits[0]
+                                                     : absl::string_view::npos,
+                                 results[0]);
+  for (std::thread& t : workers) t.join();
+
+  // The ranges fit when each ended inside a body exactly where the next one
+  // started reading; then the text was read as one sequential pass reads it.
+  auto mismatch = absl::InvalidArgumentError("ranges do not fit");
+  for (size_t k = 0; k < ranges; ++k) {
+    if (!results[k].status.ok()) return results[k].status;
+    bool last = k + 1 == ranges;
+    if (last ? results[k].ends_in_body
+             : !results[k].ends_in_body ||
+                   results[k].final_pos != results[k + 1].first_item_pos) {
+      return mismatch;
+    }
+  }
+  // Computations begun in later ranges join the module, in text order.
+  for (size_t k = 1; k < ranges; ++k) {
+    Module& part = *results[k].module;
+    for (auto& comp : part.computations_) {
+      if (module->computation_by_name_.contains(comp->name_)) return mismatch;
+      comp->parent_ = module.get();
+      module->computation_by_name_[comp->name_] = comp.get();
+      module->computations_.push_back(std::move(comp));
+    }
+    if (part.entry_ != nullptr) {
+      if (module->entry_ != nullptr) return mismatch;
+      module->entry_ = part.entry_;
+    }
+    for (auto& shape : part.shapes_) module->shapes_.push_back(std::move(shape));
+    module->adopted_arenas_.push_back(
+        std::make_unique<Arena>(std::move(part.arena_)));
+    for (const PendingCall& call : results[k].pending_calls) {
+      pending_calls_.push_back(call);
+    }
+  }
+  // Computations read by several ranges are finished whole.
+  BodyState* open = results[0].tail.get();
+  std::vector<BodyState*> parts;
+  for (size_t k = 1; k < ranges; ++k) {
+    if (open == nullptr) return mismatch;
+    parts.push_back(results[k].continuation.get());
+    if (!results[k].continuation_closed) {
+      if (results[k].tail != nullptr) return mismatch;
+      continue;
+    }
+    open->comp->execution_thread_ = results[k].placeholder->execution_thread_;
+    if (auto s = FinishBody(*open, parts); !s.ok()) return s;
+    parts.clear();
+    open = results[k].tail.get();
+  }
+  if (open != nullptr) return mismatch;
+  if (auto s = Finish(*module); !s.ok()) return s;
+  return module;
+}
+
 absl::StatusOr<std::unique_ptr<Module>> ParseHloModule(
     absl::string_view text, const ParseOptions& options) {
+  // Refused before it is copied (or read at all).
+  if (text.size() > kMaxInputBytes) return InputTooLarge(options);
+  // The module's names point into the text: keep a copy with it.
+  std::shared_ptr<const TextBuffer> buffer =
+      TextBuffer::FromString(std::string(text));
+  absl::string_view copy = buffer->text();
+  return ParseHloModule(std::move(buffer), copy, options);
+}
+
+absl::StatusOr<std::unique_ptr<Module>> ParseHloModule(
+    std::shared_ptr<const TextBuffer> buffer, absl::string_view text,
+    const ParseOptions& options) {
+  // Large inputs are read by several threads, each from a line that starts
+  // an instruction; the result is what one thread reads. Anything unusual
+  // (an error, ranges that do not fit) makes a sequential read decide.
+  if (text.size() > kMaxInputBytes) return InputTooLarge(options);
+  size_t per_thread = std::max<size_t>(1, options.min_bytes_per_thread);
+  int threads = static_cast<int>(
+      std::min<size_t>(std::max(options.threads, 1), text.size() / per_thread));
+  if (options.threads_used != nullptr) *options.threads_used = 1;
+  if (threads > 1) {
+    Parser parser(text, options);
+    int used = 0;
+    auto module = parser.ParseModuleInParallel(buffer, threads, &used);
+    if (module.ok()) {
+      if (options.threads_used != nullptr) *options.threads_used = used;
+      return module;
+    }
+  }
   Parser parser(text, options);
-  return parser.ParseModule();
+  return parser.ParseModule(std::move(buffer));
 }
 
 absl::StatusOr<Shape> ParseShape(absl::string_view text) {

@@ -43,14 +43,30 @@ struct ParseOptions {
   std::string path = "<stdin>";
   // Added to every line number (for pieces of a --split-input-file input).
   uint32_t line_offset = 0;
+  // Threads the parser may use for one large input (at least
+  // min_bytes_per_thread of text each); the module, and any error, are the
+  // same as with one.
+  int threads = 1;
+  size_t min_bytes_per_thread = size_t{4} << 20;
+  // If set, receives the number of threads the parse used (1 when the text
+  // was read sequentially, e.g. after ranges that did not fit).
+  int* threads_used = nullptr;
 };
 
 // Parses one HLO module from `text`. `text` must stay alive only during the
-// call. Errors are INVALID_ARGUMENT statuses whose message is a complete GNU
-// diagnostic: `path:line:col: error: <what>`, the source line and a caret.
-// Each limit above that the input exceeds is such an error.
+// call (the module keeps a copy: its names point into it). Errors are
+// INVALID_ARGUMENT statuses whose message is a complete GNU diagnostic:
+// `path:line:col: error: <what>`, the source line and a caret. Each limit
+// above that the input exceeds is such an error.
 absl::StatusOr<std::unique_ptr<Module>> ParseHloModule(
     absl::string_view text, const ParseOptions& options = {});
+
+// As above without a copy: `text` lies within `buffer`, which the module
+// keeps alive (several modules may share one buffer, e.g. the pieces of a
+// --split-input-file input).
+absl::StatusOr<std::unique_ptr<Module>> ParseHloModule(
+    std::shared_ptr<const TextBuffer> buffer, absl::string_view text,
+    const ParseOptions& options = {});
 
 // Parses a shape such as `f32[8,2]{1,0:S(5)}` or `(s32[], f32[4]{0})`.
 absl::StatusOr<Shape> ParseShape(absl::string_view text);

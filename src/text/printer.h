@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "absl/functional/function_ref.h"
+#include "absl/strings/string_view.h"
 #include "ir/hlo.h"
 
 namespace hloff {
@@ -15,6 +17,10 @@ namespace hloff {
 // Appends the whole module, ending with a newline.
 void PrintModule(const Module& module, std::string& out);
 std::string ModuleToString(const Module& module);
+// Prints the module as a sequence of pieces of about a megabyte handed to
+// `sink`, so that printing a large module does not hold all of its text.
+void PrintModule(const Module& module,
+                 absl::FunctionRef<void(absl::string_view)> sink);
 
 // One instruction, as it appears on its line without indentation or ROOT:
 // `name = f32[4]{0} add(a, b), metadata={...}`.

@@ -6,6 +6,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -35,45 +41,15 @@
 
 namespace hloff {
 
+absl::StatusOr<std::shared_ptr<const TextBuffer>> ReadInputBuffer(
+    const std::string& path) {
+  return TextBuffer::FromFile(path, kMaxInputBytes);
+}
+
 absl::StatusOr<std::string> ReadInput(const std::string& path) {
-  auto too_large = [&] {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "'", path, "' is larger than ", kMaxInputBytes,
-        " bytes (2 GiB), the largest input hlo-offload reads"));
-  };
-  std::ifstream file;
-  std::istream* in = &std::cin;
-  std::string data;
-  if (path != "-") {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("'", path, "' is a directory"));
-    }
-    file.open(path, std::ios::binary);
-    if (!file) {
-      return absl::NotFoundError(
-          absl::StrCat("cannot read '", path, "': ", std::strerror(errno)));
-    }
-    // A regular file's size is known: refuse a huge one before reading it.
-    if (std::filesystem::is_regular_file(path, ec)) {
-      uintmax_t size = std::filesystem::file_size(path, ec);
-      if (!ec && size > kMaxInputBytes) return too_large();
-      if (!ec) data.reserve(size);
-    }
-    in = &file;
-  }
-  // Pipes and devices are read up to the limit, never without end.
-  char buffer[1 << 16];
-  while (in->read(buffer, sizeof buffer) || in->gcount() > 0) {
-    size_t n = static_cast<size_t>(in->gcount());
-    if (data.size() + n > kMaxInputBytes) return too_large();
-    data.append(buffer, n);
-  }
-  if (in->bad()) {
-    return absl::DataLossError(absl::StrCat("error reading '", path, "'"));
-  }
-  return data;
+  auto buffer = ReadInputBuffer(path);
+  if (!buffer.ok()) return buffer.status();
+  return std::string((*buffer)->text());
 }
 
 absl::Status WriteFileAtomically(const std::string& path,
@@ -190,7 +166,113 @@ struct CommonOptions {
   std::string passes;
   bool no_lints = false;
   OffloadOptions offload;
+  // Threads the parser may use for one large module.
+  int parse_threads = 1;
 };
+
+bool leave_modules_at_exit = false;
+
+// Keeps `module` alive until the process exits (SetLeaveModulesAtExit).
+void LeaveAtExit(std::unique_ptr<Module> module) {
+  static std::vector<std::unique_ptr<Module>>* left =
+      new std::vector<std::unique_ptr<Module>>();
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  left->push_back(std::move(module));
+}
+
+// Runs work(i) for i in [0, n) on `threads` threads and calls
+// deliver(i, result) on the calling thread in input order, each as soon as it
+// and every earlier one are done. `progress(done)` is called on the calling
+// thread after each delivery and once more with n at the end.
+template <typename T>
+void RunInInputOrder(size_t n, size_t threads,
+                     const std::function<std::unique_ptr<T>(size_t)>& work,
+                     const std::function<void(size_t, std::unique_ptr<T>)>& deliver,
+                     const std::function<void(size_t)>& progress) {
+  std::vector<std::unique_ptr<T>> results(n);
+  std::vector<bool> ready(n, false);
+  std::mutex mutex;
+  std::condition_variable done;
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < n; i = next++) {
+      std::unique_ptr<T> result = work(i);
+      std::lock_guard<std::mutex> lock(mutex);
+      results[i] = std::move(result);
+      ready[i] = true;
+      done.notify_one();
+    }
+  };
+  std::vector<std::thread> pool;
+  if (threads <= 1) {
+    worker();
+  } else {
+    for (size_t t = 0; t < threads; ++t) pool.emplace_back(worker);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    std::unique_ptr<T> result;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      // With a pool the calling thread only delivers; waiting wakes on
+      // every finished file, or after a while to refresh the progress line.
+      while (!ready[i]) done.wait_for(lock, std::chrono::milliseconds(250));
+      result = std::move(results[i]);
+    }
+    deliver(i, std::move(result));
+    progress(i + 1);
+  }
+  for (std::thread& t : pool) t.join();
+  progress(n);
+}
+
+// A progress line for a batch of `total` files on standard error: shown only
+// when `err` is standard error, that is a terminal, and the batch has run
+// for more than a second; erased before anything else is written and at the
+// end.
+class ProgressLine {
+ public:
+  ProgressLine(std::ostream& err, size_t total)
+      : err_(err),
+        total_(total),
+        enabled_(&err == &std::cerr && isatty(STDERR_FILENO) == 1),
+        start_(std::chrono::steady_clock::now()) {}
+  // Erases the line, if shown, so that the caller can write.
+  void Clear() {
+    if (!shown_) return;
+    err_ << "\r\033[K" << std::flush;
+    shown_ = false;
+  }
+  void operator()(size_t done) {
+    if (!enabled_) return;
+    if (done >= total_) {
+      Clear();
+      return;
+    }
+    if (std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1)) {
+      return;
+    }
+    err_ << "\rhlo-offload: " << done << "/" << total_ << " files done"
+         << std::flush;
+    shown_ = true;
+  }
+
+ private:
+  std::ostream& err_;
+  size_t total_;
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Parses `chunk`, a piece of `buffer` when there is one (no copy of the
+// text), else of text that lives only during the call.
+absl::StatusOr<std::unique_ptr<Module>> ParseChunk(
+    const InputChunk& chunk, const std::shared_ptr<const TextBuffer>& buffer,
+    ParseOptions options) {
+  if (buffer != nullptr) return ParseHloModule(buffer, chunk.text, options);
+  return ParseHloModule(chunk.text, options);
+}
 
 // Expands directories into their *.txt / *.hlo files (sorted).
 absl::StatusOr<std::vector<std::string>> ExpandInputs(
@@ -264,6 +346,7 @@ struct ModuleResult {
 // Parses `chunk` and, unless `passes` is empty and `run_passes` false, runs
 // the pipeline.
 ModuleResult ProcessChunk(const std::string& path, const InputChunk& chunk,
+                          const std::shared_ptr<const TextBuffer>& buffer,
                           const CommonOptions& options, bool run_passes,
                           bool print, std::ostream& trace) {
   ModuleResult result;
@@ -271,7 +354,8 @@ ModuleResult ProcessChunk(const std::string& path, const InputChunk& chunk,
   ParseOptions parse_options;
   parse_options.path = path;
   parse_options.line_offset = chunk.line_offset;
-  auto module = ParseHloModule(chunk.text, parse_options);
+  parse_options.threads = options.parse_threads;
+  auto module = ParseChunk(chunk, buffer, parse_options);
   if (!module.ok()) {
     result.parse_failed = true;
     result.parse_error = std::string(module.status().message());
@@ -324,6 +408,7 @@ ModuleResult ProcessChunk(const std::string& path, const InputChunk& chunk,
     }
   }
   if (print) result.printed = ModuleToString(**module);
+  if (leave_modules_at_exit) LeaveAtExit(std::move(*module));
   return result;
 }
 
@@ -371,11 +456,13 @@ void AddOffloadFlags(CLI::App* app, CommonOptions& options) {
 // a fresh parse of the input, and re-checks the result. On success
 // `result.printed` holds the fixed module.
 ModuleResult FixChunk(const std::string& path, const InputChunk& chunk,
+                      const std::shared_ptr<const TextBuffer>& buffer,
                       const CommonOptions& options, FixStrategy strategy,
                       std::ostream& err) {
   CommonOptions check_options = options;
   check_options.offload.report_all_output_errors = true;
-  ModuleResult found = ProcessChunk(path, chunk, check_options, true, false, err);
+  ModuleResult found =
+      ProcessChunk(path, chunk, buffer, check_options, true, false, err);
   if (found.parse_failed) return found;
   std::vector<ShapeIndex> outputs;
   for (const Diagnostic& d : found.diagnostics) {
@@ -393,7 +480,8 @@ ModuleResult FixChunk(const std::string& path, const InputChunk& chunk,
   ParseOptions parse_options;
   parse_options.path = path;
   parse_options.line_offset = chunk.line_offset;
-  auto module = ParseHloModule(chunk.text, parse_options);
+  parse_options.threads = options.parse_threads;
+  auto module = ParseChunk(chunk, buffer, parse_options);
   if (!module.ok()) {
     found.parse_failed = true;
     return found;
@@ -411,7 +499,7 @@ ModuleResult FixChunk(const std::string& path, const InputChunk& chunk,
   result.module_name = found.module_name;
   result.printed = ModuleToString(**module);
   // Re-check the fixed module.
-  ModuleResult recheck = ProcessChunk(path, InputChunk{result.printed, 0},
+  ModuleResult recheck = ProcessChunk(path, InputChunk{result.printed, 0}, nullptr,
                                       check_options, true, false, err);
   if (recheck.parse_failed || recheck.pass_failed) {
     result.pass_failed = true;
@@ -634,42 +722,55 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
   std::vector<FileDiagnostics> collected;
   nlohmann::json json_files = nlohmann::json::array();
   std::string printed;
-  for (const std::string& file : *files) {
-    auto text = ReadInput(file);
-    if (!text.ok()) {
-      err << "hlo-offload: error: " << text.status().message() << "\n";
-      exit_code = std::max(exit_code, 2);
+  // What one input file gives: everything is kept per file so that files
+  // checked in parallel report in input order.
+  struct FileOutcome {
+    std::ostringstream err;
+    int exit_code = 0;
+    nlohmann::json json_files = nlohmann::json::array();
+    std::vector<FileDiagnostics> sarif;
+    std::string printed;
+  };
+  auto process_file = [&](const std::string& file, FileOutcome& outcome) {
+    std::ostream& err = outcome.err;
+    auto buffer = ReadInputBuffer(file);
+    if (!buffer.ok()) {
+      err << "hlo-offload: error: " << buffer.status().message() << "\n";
+      outcome.exit_code = std::max(outcome.exit_code, 2);
       if (options->format == "json") {
         // Scripts reading the JSON see every input, the unreadable ones too.
-        json_files.push_back({{"file", file},
-                              {"error", std::string(text.status().message())},
-                              {"diagnostics", nlohmann::json::array()}});
+        outcome.json_files.push_back(
+            {{"file", file},
+             {"error", std::string(buffer.status().message())},
+             {"diagnostics", nlohmann::json::array()}});
       }
-      continue;
+      return;
     }
+    absl::string_view text = (*buffer)->text();
     std::string display = file == "-" ? "<stdin>" : file;
-    auto chunks = SplitInput(*text, options->split_input_file);
+    auto chunks = SplitInput(text, options->split_input_file);
     for (size_t c = 0; c < chunks.size(); ++c) {
       ModuleResult result =
-          strategy ? FixChunk(display, chunks[c], *options, *strategy, err)
-                   : ProcessChunk(display, chunks[c], *options, run_passes,
-                                  print, err);
-      SourceText source{display, *text};
+          strategy ? FixChunk(display, chunks[c], *buffer, *options, *strategy, err)
+                   : ProcessChunk(display, chunks[c], *buffer, *options,
+                                  run_passes, print, err);
+      SourceText source{display, text};
       if (result.parse_failed) {
-        exit_code = std::max(exit_code, 2);
+        outcome.exit_code = std::max(outcome.exit_code, 2);
       } else if (result.pass_failed) {
-        exit_code = std::max(exit_code, 1);
+        outcome.exit_code = std::max(outcome.exit_code, 1);
       }
       if (options->format == "json") {
         nlohmann::json diags = nlohmann::json::array();
         for (const Diagnostic& d : result.diagnostics) {
           diags.push_back(DiagnosticToJson(d));
         }
-        json_files.push_back({{"file", display},
-                              {"module", result.module_name},
-                              {"diagnostics", diags}});
+        outcome.json_files.push_back({{"file", display},
+                                      {"module", result.module_name},
+                                      {"diagnostics", diags}});
       } else if (options->format == "sarif") {
-        collected.push_back({display, result.module_name, result.diagnostics});
+        outcome.sarif.push_back(
+            {display, result.module_name, result.diagnostics});
       } else if (result.parse_failed) {
         err << result.parse_error << "\n";
       } else if (options->format == "xla") {
@@ -684,10 +785,51 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
         }
       }
       if (print && !result.parse_failed && !result.pass_failed) {
-        if (c > 0) printed += "// -----\n";
-        printed += result.printed;
+        if (c > 0) outcome.printed += "// -----\n";
+        outcome.printed += std::move(result.printed);
       }
     }
+  };
+  auto take = [&](FileOutcome& outcome) {
+    err << outcome.err.str();
+    exit_code = std::max(exit_code, outcome.exit_code);
+    for (auto& j : outcome.json_files) json_files.push_back(std::move(j));
+    for (auto& f : outcome.sarif) collected.push_back(std::move(f));
+    printed += outcome.printed;
+  };
+  // One file: its parse may use every core. Several: one file per core,
+  // reported in input order as soon as each is done and all before it.
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if (files->size() == 1) {
+    options->parse_threads = static_cast<int>(cores);
+    FileOutcome outcome;
+    process_file((*files)[0], outcome);
+    take(outcome);
+  } else {
+    ProgressLine progress(err, files->size());
+    RunInInputOrder<FileOutcome>(
+        files->size(), std::min<size_t>(cores, files->size()),
+        [&](size_t i) {
+          auto outcome = std::make_unique<FileOutcome>();
+          // An exception must not end a worker thread (RunTool catches
+          // those of the calling thread only).
+          try {
+            process_file((*files)[i], *outcome);
+          } catch (const std::bad_alloc&) {
+            outcome->err << "hlo-offload: error: out of memory\n";
+            outcome->exit_code = 2;
+          } catch (const std::exception& e) {
+            outcome->err << "hlo-offload: error: internal error: " << e.what()
+                         << "\n";
+            outcome->exit_code = 2;
+          }
+          return outcome;
+        },
+        [&](size_t, std::unique_ptr<FileOutcome> outcome) {
+          progress.Clear();
+          take(*outcome);
+        },
+        [&](size_t done) { progress(done); });
   }
   if (options->format == "json") {
     out << DumpJson(nlohmann::json({{"version", 1}, {"files", json_files}}))
@@ -720,6 +862,17 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
 }
 
 }  // namespace
+
+void SetLeaveModulesAtExit(bool leave) {
+#if defined(__SANITIZE_ADDRESS__)
+  leave = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  leave = false;
+#endif
+#endif
+  leave_modules_at_exit = leave;
+}
 
 int RunTool(const std::vector<std::string>& args, std::ostream& out,
             std::ostream& err) {

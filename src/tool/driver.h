@@ -6,12 +6,14 @@
 
 #include "absl/strings/string_view.h"
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "ir/text_buffer.h"
 
 namespace hloff {
 
@@ -25,6 +27,16 @@ int RunTool(const std::vector<std::string>& args, std::ostream& out,
 // Errors: NOT_FOUND with the OS reason, INVALID_ARGUMENT for a directory,
 // RESOURCE_EXHAUSTED for more than kMaxInputBytes (text/parser.h).
 absl::StatusOr<std::string> ReadInput(const std::string& path);
+// As ReadInput, without a copy: a regular file is mapped, and the modules
+// parsed from it keep the buffer alive (text/parser.h).
+absl::StatusOr<std::shared_ptr<const TextBuffer>> ReadInputBuffer(
+    const std::string& path);
+
+// When set, a module that the run no longer needs is left in memory for the
+// process exit to reclaim at once, instead of being freed piece by piece.
+// For main() only (a library caller would keep the memory); ignored under
+// AddressSanitizer, whose leak check would report it.
+void SetLeaveModulesAtExit(bool leave);
 
 // Writes `contents` to `path` atomically: a temporary file in the same
 // directory, fsync, rename over `path`, fsync of the directory. A symbolic
