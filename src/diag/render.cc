@@ -20,14 +20,18 @@ absl::string_view SeverityName(Severity severity) {
   return "error";
 }
 
-// The text of 1-based `line` of `text` (without the newline).
-absl::string_view LineOf(absl::string_view text, uint32_t line) {
-  size_t start = 0;
-  for (uint32_t i = 1; i < line; ++i) {
-    size_t nl = text.find('\n', start);
+// The text of 1-based `line` of the source (without the newline).
+absl::string_view LineOf(const SourceText& source, uint32_t line) {
+  absl::string_view text = source.text;
+  std::vector<size_t>& starts = source.line_starts;
+  if (line == 0) return {};
+  if (starts.empty()) starts.push_back(0);
+  while (starts.size() < line) {
+    size_t nl = text.find('\n', starts.back());
     if (nl == absl::string_view::npos) return {};
-    start = nl + 1;
+    starts.push_back(nl + 1);
   }
+  size_t start = starts[line - 1];
   size_t end = text.find('\n', start);
   if (end == absl::string_view::npos) end = text.size();
   return text.substr(start, end - start);
@@ -55,7 +59,7 @@ std::string RenderText(const Diagnostic& d, const SourceText& source) {
                                  DiagCodeString(d.code), ": ",
                                  DiagCodeName(d.code), ": ", d.message, "\n");
   if (d.loc.known()) {
-    absl::string_view line = LineOf(source.text, d.loc.line);
+    absl::string_view line = LineOf(source, d.loc.line);
     if (!line.empty() && line.size() < 400) {
       absl::StrAppend(&out, line, "\n",
                       std::string(d.loc.column > 0 ? d.loc.column - 1 : 0, ' '),

@@ -18,6 +18,9 @@ namespace hloff {
 struct SourceText {
   std::string path;
   absl::string_view text;  // the whole file
+  // Offsets of the line starts found so far: built as far as the lines asked
+  // for, once, so that rendering many diagnostics costs one scan of the text.
+  mutable std::vector<size_t> line_starts;
 };
 
 // `path:line:col: error: E1200: Name: message`, the source line, a caret,

@@ -749,12 +749,12 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
     absl::string_view text = (*buffer)->text();
     std::string display = file == "-" ? "<stdin>" : file;
     auto chunks = SplitInput(text, options->split_input_file);
+    SourceText source{display, text, {}};
     for (size_t c = 0; c < chunks.size(); ++c) {
       ModuleResult result =
           strategy ? FixChunk(display, chunks[c], *buffer, *options, *strategy, err)
                    : ProcessChunk(display, chunks[c], *buffer, *options,
                                   run_passes, print, err);
-      SourceText source{display, text};
       if (result.parse_failed) {
         outcome.exit_code = std::max(outcome.exit_code, 2);
       } else if (result.pass_failed) {
