@@ -168,6 +168,9 @@ struct CommonOptions {
   OffloadOptions offload;
   // Threads the parser may use for one large module.
   int parse_threads = 1;
+  // Keep modules to print (ModuleResult::module) instead of their text: a
+  // module printed straight to standard output needs no copy of its text.
+  bool print_later = false;
 };
 
 bool leave_modules_at_exit = false;
@@ -341,6 +344,9 @@ struct ModuleResult {
   std::string parse_error;  // rendered
   bool pass_failed = false;
   std::string printed;       // the module after the passes (opt/fmt)
+  // Instead of `printed` with CommonOptions::print_later: the module, to be
+  // printed in pieces once the whole run is known to succeed.
+  std::unique_ptr<Module> module;
 };
 
 // Parses `chunk` and, unless `passes` is empty and `run_passes` false, runs
@@ -406,6 +412,10 @@ ModuleResult ProcessChunk(const std::string& path, const InputChunk& chunk,
       }
       return result;
     }
+  }
+  if (print && options.print_later) {
+    result.module = std::move(*module);
+    return result;
   }
   if (print) result.printed = ModuleToString(**module);
   if (leave_modules_at_exit) LeaveAtExit(std::move(*module));
@@ -721,7 +731,14 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
   int exit_code = 0;
   std::vector<FileDiagnostics> collected;
   nlohmann::json json_files = nlohmann::json::array();
-  std::string printed;
+  // What to print, in input order: text, or a module printed in pieces.
+  struct PrintedPiece {
+    std::string text;
+    std::unique_ptr<Module> module;
+  };
+  std::vector<PrintedPiece> pieces;
+  bool to_stdout = options->output.empty() || options->output == "-";
+  options->print_later = print && to_stdout && !strategy;
   // What one input file gives: everything is kept per file so that files
   // checked in parallel report in input order.
   struct FileOutcome {
@@ -729,7 +746,7 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
     int exit_code = 0;
     nlohmann::json json_files = nlohmann::json::array();
     std::vector<FileDiagnostics> sarif;
-    std::string printed;
+    std::vector<PrintedPiece> printed;
   };
   auto process_file = [&](const std::string& file, FileOutcome& outcome) {
     std::ostream& err = outcome.err;
@@ -785,8 +802,9 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
         }
       }
       if (print && !result.parse_failed && !result.pass_failed) {
-        if (c > 0) outcome.printed += "// -----\n";
-        outcome.printed += std::move(result.printed);
+        if (c > 0) outcome.printed.push_back({"// -----\n", nullptr});
+        outcome.printed.push_back(
+            {std::move(result.printed), std::move(result.module)});
       }
     }
   };
@@ -795,7 +813,7 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
     exit_code = std::max(exit_code, outcome.exit_code);
     for (auto& j : outcome.json_files) json_files.push_back(std::move(j));
     for (auto& f : outcome.sarif) collected.push_back(std::move(f));
-    printed += outcome.printed;
+    for (auto& piece : outcome.printed) pieces.push_back(std::move(piece));
   };
   // One file: its parse may use every core. Several: one file per core,
   // reported in input order as soon as each is done and all before it.
@@ -838,10 +856,19 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
     out << DumpJson(RenderSarif(collected, HLOFF_VERSION)) << "\n";
   }
   if (print && exit_code == 0) {
-    if (options->output.empty() || options->output == "-") {
-      out << printed;
+    if (to_stdout) {
+      for (PrintedPiece& piece : pieces) {
+        out << piece.text;
+        if (piece.module == nullptr) continue;
+        PrintModule(*piece.module, [&](absl::string_view text) {
+          out.write(text.data(), static_cast<std::streamsize>(text.size()));
+        });
+        if (leave_modules_at_exit) LeaveAtExit(std::move(piece.module));
+      }
       return exit_code;
     }
+    std::string printed;
+    for (const PrintedPiece& piece : pieces) printed += piece.text;
     bool replaces_input = false;
     for (const std::string& file : *files) {
       std::error_code ec;
