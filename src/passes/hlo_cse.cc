@@ -60,7 +60,8 @@ bool Mergeable(const Instruction* instr) {
 // memory spaces included, are one pointer) and the hash of everything that
 // makes two instructions compute the same value: opcode, shape, operands,
 // constant, tuple index, dynamic-slice sizes, every attribute but metadata
-// (which says where a value came from, not what it is).
+// (which says where a value came from, not what it is). The hash covers the
+// cheap fields; CseEqual compares them all.
 struct CseEntry {
   Instruction* instr;
   const Shape* shape;
@@ -75,13 +76,9 @@ size_t CseHash(const Instruction* instr, const Shape* shape) {
   size_t h = absl::HashOf(instr->opcode(), instr->opcode_spelling(), shape,
                           instr->literal_text(), instr->tuple_index());
   for (const Instruction* op : instr->operands()) h = absl::HashOf(h, op);
-  for (int64_t s : instr->dynamic_slice_sizes()) h = absl::HashOf(h, s);
-  for (const Attribute& attr : instr->attributes()) {
-    if (CountsForCse(attr)) h = absl::HashOf(h, attr.name(), attr.value());
-  }
-  for (const auto& [k, v] : instr->frontend_attributes()) {
-    h = absl::HashOf(h, k, v);
-  }
+  // Attributes are left to CseEqual: instructions that agree on all of the
+  // above are rare, and hashing every attribute of every instruction cost
+  // more than the rest of the pass.
   return h;
 }
 
