@@ -302,8 +302,12 @@ void Offloader::ReportOutputError(const IAS& start, const IAS& root,
   const Shape* declared = shape_util::TryGetSubshape(
       module_.entry_computation_layout().result, root.shape_index);
   d.notes.push_back(Note{
-      absl::StrCat("it is returned as entry output ",
-                   ShapeIndexToString(root.shape_index),
+      absl::StrCat("it is returned as ",
+                   root.shape_index.empty() &&
+                           !module_.entry_computation_layout().result.IsTuple()
+                       ? "the single result (entry output {})"
+                       : absl::StrCat("entry output ",
+                                      ShapeIndexToString(root.shape_index)),
                    declared ? absl::StrCat(", declared ", ShapeToString(*declared),
                                            " (device memory) in "
                                            "entry_computation_layout")
