@@ -152,16 +152,19 @@ void LintManualRegions(const Module& module, std::vector<Diagnostic>& out) {
     const Instruction* at = forward.back();
     forward.pop_back();
     if (at->IsCustomCall(kShardToFull)) continue;
+    // A copy: emplace may rehash the map that at() points into.
+    const Instruction* way_in = entered.at(at);
     for (const Instruction* user : at->users()) {
-      if (entered.emplace(user, entered.at(at)).second) forward.push_back(user);
+      if (entered.emplace(user, way_in).second) forward.push_back(user);
     }
   }
   while (!backward.empty()) {
     const Instruction* at = backward.back();
     backward.pop_back();
     if (at->IsCustomCall(kFullToShard)) continue;
+    const Instruction* way_out = exits.at(at);
     for (const Instruction* op : at->operands()) {
-      if (exits.emplace(op, exits.at(at)).second) backward.push_back(op);
+      if (exits.emplace(op, way_out).second) backward.push_back(op);
     }
   }
   auto in_region = [&](const Instruction* instr) {
@@ -321,9 +324,6 @@ std::vector<Alias> InputOutputAliases(const Module& module) {
   return aliases;
 }
 
-// HO3011: a conditional that runs as host compute and has a branch passing a
-// large operand through unchanged. `host_computations` maps each computation
-// that runs as host compute to the instruction that makes it so.
 // What HO3011 computes once per branch computation and per host-compute
 // call, since several conditionals may share them.
 struct HostConditionalMemo {
@@ -331,6 +331,9 @@ struct HostConditionalMemo {
   absl::flat_hash_map<const Instruction*, std::string> device_inputs;
 };
 
+// HO3011: a conditional that runs as host compute and has a branch passing a
+// large operand through unchanged. `host_computations` maps each computation
+// that runs as host compute to the instruction that makes it so.
 void LintHostConditional(
     const Module& module,
     const absl::flat_hash_map<const Computation*, const Instruction*>&
@@ -361,7 +364,7 @@ void LintHostConditional(
           absl::StrJoin(passing, ", "),
           ": the result of a host conditional is a buffer of its own, so a "
           "pass-through of ", Bytes(largest),
-          " is likely an extra copy (of a donated buffer, too)"),
+          " is likely an extra copy, even of a donated buffer"),
       cond);
   // What crosses into the branches.
   std::vector<std::string> crossing;
