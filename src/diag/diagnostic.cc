@@ -17,6 +17,7 @@ struct CodeInfo {
 using absl::StatusCode;
 constexpr Severity kError = Severity::kError;
 constexpr Severity kWarning = Severity::kWarning;
+constexpr Severity kNote = Severity::kNote;
 constexpr StatusCode kOk = StatusCode::kOk;
 constexpr StatusCode kInvalidArgument = StatusCode::kInvalidArgument;
 constexpr StatusCode kUnimplemented = StatusCode::kUnimplemented;

@@ -8,6 +8,19 @@
 namespace hloff {
 namespace {
 
+// SARIF's `level` for a severity.
+const char* SarifLevel(Severity severity) {
+  switch (severity) {
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kNote:
+      return "note";
+  }
+  return "error";
+}
+
 absl::string_view SeverityName(Severity severity) {
   switch (severity) {
     case Severity::kError:
@@ -51,7 +64,10 @@ nlohmann::json IndexJson(const ShapeIndex& index) {
 }  // namespace
 
 std::string RenderText(const Diagnostic& d, const SourceText& source) {
-  if (d.severity == Severity::kNote) {
+  // A note that belongs to another diagnostic's code (a summary line) is one
+  // line; a note-level lint of its own (HO3010, ...) is rendered in full.
+  if (d.severity == Severity::kNote &&
+      DiagCodeSeverity(d.code) != Severity::kNote) {
     return absl::StrCat(Position(source, d.loc), " note: ", d.message, "\n");
   }
   std::string out = absl::StrCat(Position(source, d.loc), " ",
@@ -169,8 +185,7 @@ nlohmann::json RenderSarif(const std::vector<FileDiagnostics>& files,
         {"name", std::string(DiagCodeName(code))},
         {"shortDescription", {{"text", std::string(DiagCodeSummary(code))}}},
         {"defaultConfiguration",
-         {{"level", DiagCodeSeverity(code) == Severity::kError ? "error"
-                                                               : "warning"}}}};
+         {{"level", SarifLevel(DiagCodeSeverity(code))}}}};
     // XLA's codes have a public page; ours carry their page inline.
     if (IsXlaErrorCode(code)) rule["helpUri"] = DiagCodeHelpUri(code);
     absl::string_view page = DiagnosticDocumentation(code);
@@ -194,7 +209,7 @@ nlohmann::json RenderSarif(const std::vector<FileDiagnostics>& files,
       };
       nlohmann::json result = {
           {"ruleId", std::string(DiagCodeString(d.code))},
-          {"level", d.severity == Severity::kError ? "error" : "warning"},
+          {"level", SarifLevel(d.severity)},
           {"message", {{"text", d.message}}},
           {"locations", nlohmann::json::array({location(d.loc, "")})}};
       int rule_index = 0;

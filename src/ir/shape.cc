@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace hloff {
 namespace {
@@ -315,6 +316,25 @@ std::optional<int64_t> ArrayBitSize(const Shape& shape) {
   int64_t total = 0;
   if (__builtin_mul_overflow(elements, bits, &total)) return std::nullopt;
   return total;
+}
+
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  if (a > std::numeric_limits<int64_t>::max() - b) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return a + b;
+}
+
+std::string BytesToString(int64_t bytes) {
+  constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 6) {
+    value /= 1024;
+    ++unit;
+  }
+  if (unit == 0) return absl::StrCat(bytes, " B");
+  return absl::StrFormat("%.4g %s", value, kUnits[unit]);
 }
 
 int64_t ByteSizeOf(const Shape& shape) {

@@ -168,6 +168,11 @@ int64_t ByteSizeOf(const Shape& shape);
 // the element size), or nullopt when it does not fit in int64_t. 0 for
 // tuples, tokens and opaque values.
 std::optional<int64_t> ArrayBitSize(const Shape& shape);
+// a + b for non-negative counts, saturating at INT64_MAX.
+int64_t SaturatingAdd(int64_t a, int64_t b);
+// A byte count for messages: "512 B", "16 KiB", "14 GiB", "381.5 MiB" (four
+// significant digits, binary units).
+std::string BytesToString(int64_t bytes);
 }  // namespace shape_util
 
 // Printing, in XLA's canonical form.

@@ -118,7 +118,23 @@ class Offloader {
   absl::StatusOr<bool> SliceLeadsToMoveToDevice(Instruction* slice);
   absl::Status InsertCopyBetween(const IAS& before, const IAS& after,
                                  std::optional<int64_t> operand_index);
-  absl::Status MarkHostCompute(Instruction* instr);
+  // Where a walk stands when it meets an instruction, for diagnostics.
+  struct WalkPosition {
+    const IAS& start;
+    const IAS& current;
+    const absl::flat_hash_map<IAS, IAS>& previous;
+    const Instruction* origin;  // the MoveToHost or host parameter, or null
+  };
+  // Tags `instr` host compute with XLA's warning (HO2001); `at`, when the
+  // walk met it, adds the path taken, the ops allowed on a host path and a
+  // fix to the warning.
+  absl::Status MarkHostCompute(Instruction* instr,
+                               const WalkPosition* at = nullptr);
+  // The hops from the tensor's origin to `at.current`: the origin, the hops
+  // to the walk start, and the walk's first-discovery path, of which at most
+  // `max_walk_hops` (the nearest) when it is not 0.
+  std::vector<PathHop> WalkPath(const WalkPosition& at,
+                                size_t max_walk_hops) const;
   void DynamifySlice(Instruction* slice);
   absl::Status HandleDynamicUpdateSlices();
   absl::Status CreateAllocateBufferForDynamicUpdateSlice(Instruction* dus);
@@ -285,15 +301,82 @@ bool Offloader::ScanAndRemoveHostMemorySpace() {
   return changed;
 }
 
-absl::Status Offloader::MarkHostCompute(Instruction* instr) {
-  Warn(DiagCode::kHO2001,
-       absl::StrCat("Found an instruction (\"", instr->name(),
-                    "\") which does device compute in host memory space. "
-                    "Converting into host compute. This is likely to have a "
-                    "very slow execution time. If you're using JAX, use "
-                    "device_put() to move the inputs to the device so that "
-                    "computation happens on the device."),
-       instr);
+std::vector<PathHop> Offloader::WalkPath(const WalkPosition& at,
+                                         size_t max_walk_hops) const {
+  std::vector<IAS> hops = {at.current};
+  bool truncated = false;
+  for (auto it = at.previous.find(at.current); it != at.previous.end();
+       it = at.previous.find(it->second)) {
+    if (max_walk_hops != 0 && hops.size() >= max_walk_hops) {
+      truncated = true;
+      break;
+    }
+    hops.push_back(it->second);
+    if (it->second == at.start || hops.size() > at.previous.size() + 1) break;
+  }
+  std::reverse(hops.begin(), hops.end());
+  std::vector<PathHop> path;
+  auto add = [&](const Instruction* instr, const ShapeIndex& index) {
+    path.push_back(PathHop{std::string(instr->name()),
+                           std::string(instr->parent()->name()), index,
+                           instr->loc()});
+  };
+  if (!truncated && at.origin != nullptr && at.origin != at.start.instruction) {
+    path.push_back(PathHop{std::string(at.origin->origin_name()),
+                           std::string(at.origin->parent()->name()), {},
+                           at.origin->loc()});
+    for (const IAS& hop : start_hops_) add(hop.instruction, hop.shape_index);
+  }
+  for (const IAS& hop : hops) add(hop.instruction, hop.shape_index);
+  return path;
+}
+
+absl::Status Offloader::MarkHostCompute(Instruction* instr,
+                                        const WalkPosition* at) {
+  if (warned_.insert({DiagCode::kHO2001, instr}).second && context_.diagnostics) {
+    Diagnostic d = MakeDiagnostic(
+        DiagCode::kHO2001,
+        absl::StrCat("Found an instruction (\"", instr->name(),
+                     "\") which does device compute in host memory space. "
+                     "Converting into host compute. This is likely to have a "
+                     "very slow execution time. If you're using JAX, use "
+                     "device_put() to move the inputs to the device so that "
+                     "computation happens on the device."),
+        instr);
+    d.severity = Severity::kWarning;
+    if (at != nullptr) {
+      // Beyond XLA: how the host data got here, what a host path may hold,
+      // and where the op belongs. The path is capped so that a long chain of
+      // host compute stays linear.
+      constexpr size_t kMaxHostComputePathHops = 64;
+      d.path = WalkPath(*at, kMaxHostComputePathHops);
+      std::string op(instr->opcode_spelling());
+      d.notes.push_back(Note{
+          absl::StrCat(
+              "\"", instr->name(), "\" (", op, ", ",
+              shape_util::BytesToString(shape_util::ByteSizeOf(instr->shape())),
+              ") is not allowed on a host path: between a MoveToHost and a "
+              "MoveToDevice only bitcast, a bitcast-like reshape or copy "
+              "right after the MoveToHost, get-tuple-element, tuple, "
+              "while/call/conditional plumbing (their parameters and "
+              "results), optimization-barrier, dynamic-update-slice into a "
+              "host stack and slice/dynamic-slice leading to a MoveToDevice "
+              "keep data in host memory without computing on it"),
+          instr->loc()});
+      if (auto pos = module_.ResolveSource(instr->metadata())) {
+        d.source = ProgramSource{pos->file, pos->line, instr->metadata().op_name};
+      }
+      d.fixes.push_back(Fix{
+          "device-compute",
+          absl::StrCat("do the ", op,
+                       " on device: after the value is moved back (after its "
+                       "MoveToDevice / jax.device_put(x, "
+                       "sharding.with_memory_kind(\"device\")), e.g. inside "
+                       "the loop that reads it), or before it is offloaded "
+                       "(before the device_put to pinned_host)")});
+    }
+    context_.diagnostics->Emit(std::move(d));
+  }
   if (context_.options.disable_automatic_host_compute_offload &&
       !(instr->opcode() == HloOpcode::kCopy &&
         context_.options
@@ -400,8 +483,12 @@ void Offloader::ReportOutputError(const IAS& start, const IAS& root,
   const Shape* declared = shape_util::TryGetSubshape(
       module_.entry_computation_layout().result, root.shape_index);
   d.notes.push_back(Note{
-      absl::StrCat("it is returned as entry output ",
-                   ShapeIndexToString(root.shape_index),
+      absl::StrCat("it is returned as ",
+                   root.shape_index.empty() &&
+                           !module_.entry_computation_layout().result.IsTuple()
+                       ? "the single result (entry output {})"
+                       : absl::StrCat("entry output ",
+                                      ShapeIndexToString(root.shape_index)),
                    declared ? absl::StrCat(", declared ", ShapeToString(*declared),
                                            " (device memory) in "
                                            "entry_computation_layout")
@@ -512,12 +599,14 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
         }
         continue;
       }
-      if (auto s = MarkHostCompute(instr); !s.ok()) return s;
+      WalkPosition at{start, current, previous, origin};
+      if (auto s = MarkHostCompute(instr, &at); !s.ok()) return s;
     } else if (instr->opcode() == HloOpcode::kCopy &&
                !(instr->shape() == instr->operand(0)->shape())) {
       // A layout-changing copy: a host->host layout change, not compute.
     } else {
-      if (auto s = MarkHostCompute(instr); !s.ok()) return s;
+      WalkPosition at{start, current, previous, origin};
+      if (auto s = MarkHostCompute(instr, &at); !s.ok()) return s;
     }
     for (Instruction* user : instr->users()) {
       if (user->IsCustomCall(kX64SplitLowTarget) ||

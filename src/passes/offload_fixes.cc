@@ -34,7 +34,12 @@ namespace {
 // out whole in a fix.
 constexpr size_t kMaxLayoutElementsInFix = 64;
 
-std::string OutputName(const ShapeIndex& index) {
+// "output {1}"; for a module whose result is not a tuple, "the single result
+// (output {})".
+std::string OutputName(const Module& module, const ShapeIndex& index) {
+  if (index.empty() && !module.entry_computation_layout().result.IsTuple()) {
+    return "the single result (output {})";
+  }
   return absl::StrCat("output ", ShapeIndexToString(index));
 }
 }  // namespace
@@ -68,10 +73,10 @@ std::vector<Fix> E1200Fixes(const Module& module, const ShapeIndex& index) {
             ? absl::StrCat("out_shardings[", index[0], "]")
             : index.empty() ? std::string("out_shardings")
                             : absl::StrCat("the out_shardings entry of ",
-                                           OutputName(index));
+                                           OutputName(module, index));
     fixes.push_back(Fix{
         "host-output",
-        absl::StrCat("declare ", OutputName(index),
+        absl::StrCat("declare ", OutputName(module, index),
                      " in host memory: ", new_layout, "; in JAX give ", jax,
                      " memory_kind=\"pinned_host\" (e.g. "
                      "sharding.with_memory_kind(\"pinned_host\"))")});
@@ -92,7 +97,7 @@ std::vector<Fix> E1200Fixes(const Module& module, const ShapeIndex& index) {
       "move-to-device",
       absl::StrCat("move the value back to device memory before it is returned "
                    "as ",
-                   OutputName(index), ": a MoveToDevice ", where, source,
+                   OutputName(module, index), ": a MoveToDevice ", where, source,
                    "; in JAX call jax.device_put(x, "
                    "sharding.with_memory_kind(\"device\")) (or use a "
                    "NamedSharding with memory_kind=\"device\") on the value "

@@ -1,28 +1,23 @@
-// Host-offloading lints (HO3xxx).
+// Host-offloading lints (HO3xxx): patterns XLA's passes accept silently,
+// each with a page under docs/errors/.
 #include "passes/offload_lints.h"
+
+#include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "analysis/call_graph.h"
 #include "analysis/offload_utils.h"
+#include "analysis/pipelined_writes.h"
 
 namespace hloff {
 namespace {
 
-std::string Bytes(int64_t bytes) {
-  constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024 && unit < 4) {
-    value /= 1024;
-    ++unit;
-  }
-  if (unit == 0) return absl::StrCat(bytes, " B");
-  return absl::StrFormat("%.4g %s", value, kUnits[unit]);
-}
+std::string Bytes(int64_t bytes) { return shape_util::BytesToString(bytes); }
 
 // " (file.py:12)" from an instruction's metadata, or "".
 std::string SourceSuffix(const Module& module, const Instruction* instr) {
@@ -90,6 +85,465 @@ const Instruction* SkipHopsDown(const Instruction* instr) {
   return instr;
 }
 
+bool IsCollective(const Instruction* instr) {
+  switch (instr->opcode()) {
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kRaggedAllToAll:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kCollectiveBroadcast:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectivePermuteStart:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Single-operand hops a value passes through unchanged: bitcast, a bitcast
+// reshape, copy.
+bool IsCopyOrBitcastHop(const Instruction* instr) {
+  if (instr->operand_count() != 1) return false;
+  return instr->opcode() == HloOpcode::kBitcast ||
+         instr->opcode() == HloOpcode::kCopy ||
+         (instr->opcode() == HloOpcode::kReshape &&
+          shape_util::ReshapeIsBitcast(instr->operand(0)->shape(),
+                                       instr->shape()));
+}
+
+std::string MemorySpaceName(int64_t memory_space) {
+  return memory_space == kHostMemorySpace ? "host memory (S(5))"
+                                          : "device memory";
+}
+
+// HO3013: offload annotations inside a manually partitioned region, the part
+// of a computation between SPMDFullToShardShape and SPMDShardToFullShape
+// custom calls (a shard_map body). A region is what is reached from a
+// FullToShard through users and reaches a ShardToFull through operands: two
+// passes over the module.
+void LintManualRegions(const Module& module, std::vector<Diagnostic>& out) {
+  constexpr absl::string_view kFullToShard = "SPMDFullToShardShape";
+  constexpr absl::string_view kShardToFull = "SPMDShardToFullShape";
+  // instruction -> a FullToShard it is reached from / a ShardToFull it
+  // reaches (one of them; the same for the same module).
+  absl::flat_hash_map<const Instruction*, const Instruction*> entered, exits;
+  std::vector<const Instruction*> annotations;
+  std::vector<const Instruction*> forward, backward;
+  for (const auto& comp : module.computations()) {
+    for (const auto& owned : comp->raw_instructions()) {
+      const Instruction* instr = owned.get();
+      if (instr->IsDead()) continue;
+      if (instr->IsCustomCall(kFullToShard)) {
+        entered.emplace(instr, instr);
+        forward.push_back(instr);
+      }
+      if (instr->IsCustomCall(kShardToFull)) {
+        exits.emplace(instr, instr);
+        backward.push_back(instr);
+      }
+      if (IsToHostAnnotation(instr)) annotations.push_back(instr);
+    }
+  }
+  if (forward.empty() || backward.empty() || annotations.empty()) return;
+  while (!forward.empty()) {
+    const Instruction* at = forward.back();
+    forward.pop_back();
+    if (at->IsCustomCall(kShardToFull)) continue;
+    // A copy: emplace may rehash the map that at() points into.
+    const Instruction* way_in = entered.at(at);
+    for (const Instruction* user : at->users()) {
+      if (entered.emplace(user, way_in).second) forward.push_back(user);
+    }
+  }
+  while (!backward.empty()) {
+    const Instruction* at = backward.back();
+    backward.pop_back();
+    if (at->IsCustomCall(kFullToShard)) continue;
+    const Instruction* way_out = exits.at(at);
+    for (const Instruction* op : at->operands()) {
+      if (exits.emplace(op, way_out).second) backward.push_back(op);
+    }
+  }
+  auto in_region = [&](const Instruction* instr) {
+    return entered.contains(instr) && exits.contains(instr) &&
+           !instr->IsCustomCall(kFullToShard) &&
+           !instr->IsCustomCall(kShardToFull);
+  };
+  for (const Instruction* annotation : annotations) {
+    if (!in_region(annotation)) continue;
+    // The nearest collective of the region, looked for among a bounded
+    // number of neighbours and edges (constant work per annotation).
+    constexpr size_t kMaxNeighbours = 32;
+    constexpr size_t kMaxEdges = 256;
+    const Instruction* collective = nullptr;
+    std::vector<const Instruction*> queue = {annotation};
+    absl::flat_hash_set<const Instruction*> seen = {annotation};
+    size_t edges = 0;
+    auto done = [&] {
+      return collective != nullptr || seen.size() >= kMaxNeighbours ||
+             edges >= kMaxEdges;
+    };
+    auto visit = [&](const Instruction* other) {
+      ++edges;
+      if (!in_region(other) || !seen.insert(other).second) return;
+      if (IsCollective(other)) collective = other;
+      queue.push_back(other);
+    };
+    for (size_t next = 0; next < queue.size() && !done(); ++next) {
+      const Instruction* at = queue[next];
+      for (const Instruction* op : at->operands()) {
+        if (done()) break;
+        visit(op);
+      }
+      for (const Instruction* user : at->users()) {
+        if (done()) break;
+        visit(user);
+      }
+    }
+    // The region's way in on the collective's side, when there is one.
+    const Instruction* full_to_shard =
+        entered.at(collective != nullptr ? collective : annotation);
+    const Instruction* shard_to_full = exits.at(annotation);
+    Diagnostic d = Lint(
+        DiagCode::kHO3013,
+        absl::StrCat(
+            "offload annotation \"", annotation->name(), "\"",
+            SourceSuffix(module, annotation),
+            " sits inside a manually partitioned region (between "
+            "SPMDFullToShardShape \"", full_to_shard->name(),
+            "\" and SPMDShardToFullShape \"", shard_to_full->name(),
+            "\", a shard_map body)",
+            collective != nullptr
+                ? absl::StrCat(" next to ", collective->opcode_spelling(),
+                               " \"", collective->name(), "\"")
+                : std::string(),
+            ": check backend support; backends have failed to compile host "
+            "transfers in this position"),
+        annotation);
+    d.fixes.push_back(Fix{
+        "move-outside",
+        "if the backend rejects it, place the device_put outside the "
+        "shard_map (before SPMDFullToShardShape or after "
+        "SPMDShardToFullShape), where the offload works on the full array"});
+    out.push_back(std::move(d));
+  }
+}
+
+// Bytes that conditional branch `branch` returns unchanged from its
+// parameter: all of it when the root is the parameter, the elements that
+// are the parameter or its get-tuple-elements when the root is a tuple.
+int64_t PassThroughBytes(const Computation& branch) {
+  if (branch.num_parameters() != 1) return 0;
+  const Instruction* param = branch.parameter(0);
+  const Instruction* root = branch.root();
+  if (root == param) return shape_util::ByteSizeOf(root->shape());
+  if (root->opcode() != HloOpcode::kTuple) return 0;
+  int64_t bytes = 0;
+  for (const Instruction* op : root->operands()) {
+    if (op == param || (op->opcode() == HloOpcode::kGetTupleElement &&
+                        op->operand(0) == param)) {
+      bytes = shape_util::SaturatingAdd(bytes, shape_util::ByteSizeOf(op->shape()));
+    }
+  }
+  return bytes;
+}
+
+// Bytes of the array leaves of `shape` in host memory.
+int64_t HostBytes(const Shape& shape) {
+  int64_t bytes = 0;
+  ShapeIndex scratch;
+  shape_util::ForEachSubshape(
+      shape,
+      [&](const Shape& sub, const ShapeIndex&) {
+        if (sub.IsArray() && sub.memory_space() == kHostMemorySpace) {
+          bytes = shape_util::SaturatingAdd(bytes, shape_util::ByteSizeOf(sub));
+        }
+      },
+      scratch);
+  return bytes;
+}
+
+// The (output index, parameter number, parameter index) triples of the
+// module's input_output_alias header attribute,
+// `{ {0}: (1, {}, may-alias), {1}: (2, {0}) }`; empty when there is none or
+// it does not read.
+struct Alias {
+  ShapeIndex output;
+  int64_t parameter = 0;
+  ShapeIndex parameter_index;
+};
+std::vector<Alias> InputOutputAliases(const Module& module) {
+  std::vector<Alias> aliases;
+  for (const auto& attr : module.header_attributes()) {
+    if (absl::string_view(attr.name) != "input_output_alias") continue;
+    absl::string_view text = attr.value;
+    size_t pos = text.find('{');
+    if (pos == absl::string_view::npos) return {};
+    ++pos;
+    auto skip_space = [&] {
+      while (pos < text.size() && (text[pos] == ' ' || text[pos] == ',')) ++pos;
+    };
+    auto read_index = [&](ShapeIndex& index) {
+      skip_space();
+      if (pos >= text.size() || text[pos] != '{') return false;
+      size_t close = text.find('}', pos);
+      if (close == absl::string_view::npos) return false;
+      for (absl::string_view part :
+           absl::StrSplit(text.substr(pos + 1, close - pos - 1), ',',
+                          absl::SkipWhitespace())) {
+        int64_t value = 0;
+        if (!absl::SimpleAtoi(part, &value)) return false;
+        index.push_back(value);
+      }
+      pos = close + 1;
+      return true;
+    };
+    while (true) {
+      skip_space();
+      if (pos >= text.size() || text[pos] == '}') break;
+      Alias alias;
+      if (!read_index(alias.output)) return {};
+      size_t open = text.find('(', pos);
+      size_t comma = text.find(',', open);
+      if (open == absl::string_view::npos || comma == absl::string_view::npos ||
+          !absl::SimpleAtoi(text.substr(open + 1, comma - open - 1),
+                            &alias.parameter)) {
+        return {};
+      }
+      pos = comma + 1;
+      if (!read_index(alias.parameter_index)) return {};
+      size_t close = text.find(')', pos);
+      if (close == absl::string_view::npos) return {};
+      pos = close + 1;
+      aliases.push_back(std::move(alias));
+    }
+  }
+  return aliases;
+}
+
+// What HO3011 computes once per branch computation and per host-compute
+// call, since several conditionals may share them.
+struct HostConditionalMemo {
+  absl::flat_hash_map<const Computation*, int64_t> pass_through_bytes;
+  absl::flat_hash_map<const Instruction*, std::string> device_inputs;
+};
+
+// HO3011: a conditional that runs as host compute and has a branch passing a
+// large operand through unchanged. `host_computations` maps each computation
+// that runs as host compute to the instruction that makes it so.
+void LintHostConditional(
+    const Module& module,
+    const absl::flat_hash_map<const Computation*, const Instruction*>&
+        host_computations,
+    const Instruction* cond, HostConditionalMemo& memo,
+    std::vector<Diagnostic>& out) {
+  const auto& branches = cond->called_computations();
+  if (cond->operand_count() != static_cast<int64_t>(branches.size()) + 1) return;
+  std::vector<std::string> passing;
+  int64_t largest = 0;
+  for (size_t b = 0; b < branches.size(); ++b) {
+    auto [known, added] = memo.pass_through_bytes.try_emplace(branches[b]);
+    if (added) known->second = PassThroughBytes(*branches[b]);
+    const int64_t bytes = known->second;
+    if (bytes < kLargePassThroughBytes) continue;
+    largest = std::max(largest, bytes);
+    passing.push_back(absl::StrCat("\"", branches[b]->name(), "\" (",
+                                   Bytes(bytes), " of operand \"",
+                                   cond->operand(b + 1)->name(), "\")"));
+  }
+  if (passing.empty()) return;
+  Diagnostic d = Lint(
+      DiagCode::kHO3011,
+      absl::StrCat(
+          "conditional \"", cond->name(), "\"", SourceSuffix(module, cond),
+          " runs as host compute and passes a large operand through "
+          "unchanged in branch", passing.size() == 1 ? " " : "es ",
+          absl::StrJoin(passing, ", "),
+          ": the result of a host conditional is a buffer of its own, so a "
+          "pass-through of ", Bytes(largest),
+          " is likely an extra copy, even of a donated buffer"),
+      cond);
+  // What crosses into the branches.
+  std::vector<std::string> crossing;
+  for (size_t b = 0; b < branches.size(); ++b) {
+    const Instruction* operand = cond->operand(b + 1);
+    crossing.push_back(absl::StrCat(
+        "\"", operand->name(), "\" (",
+        Bytes(shape_util::ByteSizeOf(operand->shape())), ") into \"",
+        branches[b]->name(), "\""));
+  }
+  d.notes.push_back(Note{absl::StrCat("operands entering the branches: ",
+                                      absl::StrJoin(crossing, ", ")),
+                         cond->loc()});
+  // Device data that enters the host computation holding the conditional.
+  auto host = host_computations.find(cond->parent());
+  if (host != host_computations.end()) {
+    const Instruction* caller = host->second;
+    auto [inputs, added] = memo.device_inputs.try_emplace(caller);
+    if (added) {
+      std::vector<std::string> device;
+      for (const Instruction* op : caller->operands()) {
+        int64_t bytes = shape_util::ByteSizeOf(op->shape());
+        if (HasHostLeaf(op->shape()) || bytes == 0) continue;
+        device.push_back(
+            absl::StrCat("\"", op->name(), "\" (", Bytes(bytes), ")"));
+      }
+      inputs->second = absl::StrJoin(device, ", ");
+    }
+    if (!inputs->second.empty()) {
+      d.notes.push_back(Note{
+          absl::StrCat("device data crossing into the host computation of \"",
+                       caller->name(), "\": ", inputs->second),
+          caller->loc()});
+    }
+  }
+  d.fixes.push_back(Fix{
+      "select",
+      "compute the update unconditionally and choose with a select "
+      "(jnp.where(ok, new_state, state), or lax.select) instead of lax.cond: "
+      "a select is elementwise, so it can write the donated buffer in place "
+      "where the pass-through branch copies it"});
+  out.push_back(std::move(d));
+}
+
+// HO3009: a host stack built by an inner loop, written as the update of a
+// dynamic-update-slice into the stack of the loop around it. Reports the
+// memory spaces that disagree around the outer write after the pipeline.
+void LintNestedHostStack(const Module& module, const CallGraph& call_graph,
+                         const Instruction* outer,
+                         std::vector<Diagnostic>& out) {
+  constexpr int kMaxHops = 16;
+  std::vector<const Instruction*> hops;  // from the update up
+  const Instruction* at = outer->operand(1);
+  while (static_cast<int>(hops.size()) < kMaxHops && IsCopyOrBitcastHop(at)) {
+    hops.push_back(at);
+    at = at->operand(0);
+  }
+  if (at->opcode() != HloOpcode::kGetTupleElement ||
+      at->operand(0)->opcode() != HloOpcode::kWhile) {
+    return;
+  }
+  const Instruction* inner = at->operand(0);
+  const Computation* inner_body = inner->while_body();
+  const int64_t k = at->tuple_index();
+  if (inner_body == nullptr ||
+      inner_body->root()->opcode() != HloOpcode::kTuple ||
+      k >= inner_body->root()->operand_count()) {
+    return;
+  }
+  const Instruction* stacked = inner_body->root()->operand(k);
+  for (int i = 0; i < kMaxHops && IsCopyOrBitcastHop(stacked); ++i) {
+    stacked = stacked->operand(0);
+  }
+  if (stacked->opcode() != HloOpcode::kDynamicUpdateSlice ||
+      stacked->shape().memory_space() != kHostMemorySpace) {
+    return;
+  }
+  Diagnostic d = Lint(
+      DiagCode::kHO3009,
+      absl::StrCat(
+          "dynamic-update-slice \"", outer->name(),
+          "\" writes the host stack of while \"", inner->name(),
+          "\" (built by \"", stacked->name(), "\" in ",
+          inner_body->name(), ")", SourceSuffix(module, stacked),
+          " into a stacked buffer of the enclosing loop: a stacked host "
+          "buffer nested in a stacked buffer is a known-risky pattern; the "
+          "pipeline leaves memory spaces that disagree around it, which "
+          "later compilation rejects (e.g. \"bad bitcast\")"),
+      outer);
+  // What disagrees after the pipeline.
+  const int64_t space = outer->shape().memory_space();
+  const int64_t update_space = outer->operand(1)->shape().memory_space();
+  if (space != update_space) {
+    d.notes.push_back(Note{
+        absl::StrCat("\"", outer->name(), "\" is in ", MemorySpaceName(space),
+                     " but its update \"", outer->operand(1)->name(),
+                     "\" is in ", MemorySpaceName(update_space)),
+        outer->loc()});
+  }
+  // The outer stack is element p of the loop tuple: the body reads it from
+  // its parameter and writes `outer` back to the same element (looked up
+  // directly, not by scanning the root's operands).
+  const Instruction* buffer = outer->operand(0);
+  for (int i = 0; i < kMaxHops && IsCopyOrBitcastHop(buffer); ++i) {
+    buffer = buffer->operand(0);
+  }
+  const Computation* body = outer->parent();
+  const Instruction* root = body->root();
+  if (buffer->opcode() == HloOpcode::kGetTupleElement &&
+      buffer->operand(0)->opcode() == HloOpcode::kParameter &&
+      root->opcode() == HloOpcode::kTuple &&
+      buffer->tuple_index() < root->operand_count() &&
+      root->operand(buffer->tuple_index()) == outer) {
+    const int64_t p = buffer->tuple_index();
+    const Shape* element = shape_util::TryGetSubshape(root->shape(), {p});
+    if (element != nullptr && element->IsArray() &&
+        element->memory_space() != space) {
+      d.notes.push_back(Note{
+          absl::StrCat("\"", root->name(), "\" element {", p, "} is in ",
+                       MemorySpaceName(element->memory_space()),
+                       " but its operand \"", outer->name(), "\" is in ",
+                       MemorySpaceName(space)),
+          root->loc()});
+    }
+    for (const Instruction* loop : call_graph.CallersOf(body)) {
+      if (loop->opcode() != HloOpcode::kWhile || loop->while_body() != body ||
+          loop->operand_count() != 1) {
+        continue;
+      }
+      const Shape* carried = shape_util::TryGetSubshape(loop->shape(), {p});
+      const Instruction* init = loop->operand(0);
+      const Instruction* passed =
+          init->opcode() == HloOpcode::kTuple && p < init->operand_count()
+              ? init->operand(p)
+              : nullptr;
+      const Shape* given =
+          passed != nullptr ? &passed->shape()
+                            : shape_util::TryGetSubshape(init->shape(), {p});
+      if (carried == nullptr || given == nullptr || !carried->IsArray() ||
+          !given->IsArray() ||
+          carried->memory_space() == given->memory_space()) {
+        continue;
+      }
+      d.notes.push_back(Note{
+          absl::StrCat("while \"", loop->name(), "\" element {", p,
+                       "} is in ", MemorySpaceName(carried->memory_space()),
+                       " but its operand \"", init->name(), "\" passes ",
+                       passed != nullptr
+                           ? absl::StrCat("\"", passed->name(), "\"")
+                           : absl::StrCat("element {", p, "}"),
+                       " in ", MemorySpaceName(given->memory_space())),
+          loop->loc()});
+    }
+  }
+  // The host path through both loops and the joining hops.
+  auto hop = [](const Instruction* instr, ShapeIndex index) {
+    return PathHop{std::string(instr->name()),
+                   std::string(instr->parent()->name()), std::move(index),
+                   instr->loc()};
+  };
+  d.path.push_back(hop(stacked, {}));
+  d.path.push_back(hop(inner_body->root(), {k}));
+  d.path.push_back(hop(inner, {k}));
+  d.path.push_back(hop(at, {}));
+  for (auto it = hops.rbegin(); it != hops.rend(); ++it) {
+    d.path.push_back(hop(*it, {}));
+  }
+  d.path.push_back(hop(outer, {}));
+  d.fixes.push_back(Fix{
+      "annotate-outer-stack",
+      absl::StrCat(
+          "annotate the outer stack instead: keep the inner scan's values on "
+          "device and move the finished block (or the outer scan's stacked "
+          "output) to pinned_host; or unroll the inner scan, whose ",
+          Bytes(shape_util::ByteSizeOf(stacked->shape())),
+          " stack then stays in device memory")});
+  out.push_back(std::move(d));
+}
+
 }  // namespace
 
 LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out) {
@@ -105,6 +559,8 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out) {
     facts.asks_for_host_memory = true;
     facts.first_request = "the entry result (S(5) in entry_computation_layout)";
   }
+  facts.entry_root = std::string(module.entry()->root()->name());
+  facts.entry_root_loc = module.entry()->root()->loc();
   bool has_annotations = false;
   const Instruction* first_leak = nullptr;
   int64_t leaks = 0;
@@ -148,6 +604,43 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out) {
                                   "offloading happens for it"),
               instr));
         }
+      }
+      // HO3014: straight back to device. The value is what was on device
+      // before the (possibly repeated) moves to host; a host parameter moved
+      // to device is a transfer in, not a round trip.
+      const Instruction* value =
+          instr->operand_count() == 1 ? instr->operand(0) : nullptr;
+      for (int hops = 0; value != nullptr && hops < 16 &&
+                         IsToHostAnnotation(value) && value->operand_count() == 1;
+           ++hops) {
+        value = value->operand(0);
+      }
+      if (value != nullptr && IsToHostAnnotation(instr) &&
+          instr->user_count() == 1 && IsToDeviceAnnotation(instr->users()[0]) &&
+          !IsToHostAnnotation(value) &&
+          !(value->opcode() == HloOpcode::kParameter && comp.get() == entry &&
+            HasHostLeaf(layout.parameters[value->parameter_number()]))) {
+        const Instruction* back = instr->users()[0];
+        std::string bytes = Bytes(shape_util::ByteSizeOf(value->shape()));
+        Diagnostic d = Lint(
+            DiagCode::kHO3014,
+            absl::StrCat("\"", instr->name(), "\"", SourceSuffix(module, instr),
+                         " moves \"", value->name(), "\" (", bytes,
+                         ") to host and \"", back->name(), "\"",
+                         SourceSuffix(module, back),
+                         " moves it straight back to device: the round trip "
+                         "saves no device memory (the move back is the only "
+                         "use of the host copy, so nothing in the program "
+                         "waits for the value while it is away) and costs "
+                         "two ",
+                         bytes, " transfers"),
+            instr);
+        d.fixes.push_back(Fix{
+            "remove",
+            "drop both device_puts, or offload the value where it is produced "
+            "and bring it back right before it is used, so that its device "
+            "memory is free in between"});
+        out.push_back(std::move(d));
       }
       if (IsToHostAnnotation(instr)) {
         if (instr->users().empty() && !instr->IsRoot()) {
@@ -272,6 +765,7 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out) {
       if (ComputeTypeIsHost(instr)) facts.preexisting_host_compute.insert(Key(instr));
     }
   }
+  if (has_annotations) LintManualRegions(module, out);
   if (first_leak != nullptr && has_annotations) {
     out.push_back(Lint(
         DiagCode::kHO3008,
@@ -289,8 +783,38 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out) {
 }
 
 void LintOutput(const Module& module, const LintInputFacts& facts,
-                std::vector<Diagnostic>& out) {
+                std::vector<Diagnostic>& out, const LintOptions& options) {
   CallGraph call_graph(module);
+  // Computations that run as host compute (called, transitively, by an
+  // instruction tagged _xla_compute_type="host"), with that instruction.
+  absl::flat_hash_map<const Computation*, const Instruction*> host_computations;
+  {
+    std::vector<const Computation*> work;
+    for (const auto& comp : module.computations()) {
+      for (const auto& owned : comp->raw_instructions()) {
+        const Instruction* instr = owned.get();
+        if (instr->IsDead() || !ComputeTypeIsHost(instr)) continue;
+        for (const Computation* called : instr->called_computations()) {
+          if (host_computations.emplace(called, instr).second) {
+            work.push_back(called);
+          }
+        }
+      }
+    }
+    while (!work.empty()) {
+      const Computation* comp = work.back();
+      work.pop_back();
+      const Instruction* caller = host_computations.at(comp);
+      for (const auto& owned : comp->raw_instructions()) {
+        if (owned->IsDead()) continue;
+        for (const Computation* called : owned->called_computations()) {
+          if (host_computations.emplace(called, caller).second) {
+            work.push_back(called);
+          }
+        }
+      }
+    }
+  }
   // Loop counters of a while body: the tuple elements its root sets to
   // element + constant (or - constant).
   absl::flat_hash_map<const Computation*, absl::flat_hash_set<int64_t>> counters;
@@ -320,6 +844,7 @@ void LintOutput(const Module& module, const LintInputFacts& facts,
     return it->second;
   };
   bool any_host = false;
+  HostConditionalMemo conditional_memo;
   absl::flat_hash_map<std::string, const Instruction*> whiles;
   for (const auto& comp : module.computations()) {
     std::vector<Instruction*> callers = call_graph.CallersOf(comp.get());
@@ -434,6 +959,18 @@ void LintOutput(const Module& module, const LintInputFacts& facts,
           break;
         }
       }
+      // HO3009: an inner loop's host stack written into an outer stack.
+      if (is_loop_body && instr->opcode() == HloOpcode::kDynamicUpdateSlice &&
+          instr->operand_count() >= 2) {
+        LintNestedHostStack(module, call_graph, instr, out);
+      }
+      // HO3011: a host conditional passing a large operand through.
+      if (instr->opcode() == HloOpcode::kConditional &&
+          (host_computations.contains(comp.get()) || ComputeTypeIsHost(instr) ||
+           HasHostLeaf(instr->shape()))) {
+        LintHostConditional(module, host_computations, instr, conditional_memo,
+                            out);
+      }
       // HO3007: DUS memory spaces outside the sanctioned forms.
       if (instr->opcode() == HloOpcode::kDynamicUpdateSlice) {
         int64_t buffer = instr->operand(0)->shape().memory_space();
@@ -485,6 +1022,128 @@ void LintOutput(const Module& module, const LintInputFacts& facts,
         "mismatch; give each buffer its own broadcast (one jnp.zeros per "
         "carry)");
     out.push_back(std::move(d));
+  }
+  // HO3010: writes of the previous iteration's value into a host stack.
+  for (const PipelinedHostWrite& write :
+       FindPipelinedHostWrites(module, call_graph)) {
+    std::vector<std::string> peeled;
+    for (const Instruction* p : write.peeled) {
+      peeled.push_back(absl::StrCat("\"", p->name(), "\""));
+    }
+    Diagnostic d = Lint(
+        DiagCode::kHO3010,
+        absl::StrCat(
+            "\"", write.write->name(), "\" writes the value that while \"",
+            write.loop->name(), "\" carries in element {", write.carried_index,
+            "} from the previous iteration into a host stack, at index \"",
+            write.index->name(), "\" = i", write.offset,
+            " (i: element {", write.counter_index,
+            "}, the loop counter): a pipelined offload, the write for "
+            "iteration i happens in iteration i+", -write.offset,
+            "; 1 device-to-host write per iteration of the loop",
+            peeled.empty()
+                ? std::string(
+                      ", and no write after the loop: the last iteration's "
+                      "value never reaches the stack")
+                : absl::StrCat(", plus ", peeled.size(), " peeled write",
+                               peeled.size() == 1 ? "" : "s",
+                               " after the loop (", absl::StrJoin(peeled, ", "),
+                               ")")),
+        write.write);
+    for (const Instruction* p : write.peeled) {
+      d.notes.push_back(Note{
+          absl::StrCat("\"", p->name(), "\" writes the last iteration's value "
+                       "after the loop (the peeled epilogue)"),
+          p->loc()});
+    }
+    out.push_back(std::move(d));
+  }
+  // HO3012: host bytes at the entry boundary against the pinned budget.
+  if (options.pinned_host_budget.has_value()) {
+    const EntryComputationLayout& layout = module.entry_computation_layout();
+    int64_t in = 0;
+    for (const Shape& parameter : layout.parameters) {
+      in = shape_util::SaturatingAdd(in, HostBytes(parameter));
+    }
+    const int64_t out_bytes = HostBytes(layout.result);
+    // A donated host input aliased to a host output is one buffer.
+    int64_t shared = 0;
+    for (const Alias& alias : InputOutputAliases(module)) {
+      if (alias.parameter < 0 ||
+          alias.parameter >= static_cast<int64_t>(layout.parameters.size())) {
+        continue;
+      }
+      const Shape* output = shape_util::TryGetSubshape(layout.result, alias.output);
+      const Shape* input = shape_util::TryGetSubshape(
+          layout.parameters[alias.parameter], alias.parameter_index);
+      if (output != nullptr && input != nullptr) {
+        shared = shape_util::SaturatingAdd(
+            shared, std::min(HostBytes(*output), HostBytes(*input)));
+      }
+    }
+    shared = std::min({shared, in, out_bytes});
+    const int64_t total = shape_util::SaturatingAdd(in, out_bytes) - shared;
+    if (total > *options.pinned_host_budget) {
+      Diagnostic d = Lint(
+          DiagCode::kHO3012,
+          absl::StrCat(
+              "host memory at the entry boundary, ", Bytes(in), " in and ",
+              Bytes(out_bytes), " out",
+              shared > 0 ? absl::StrCat(" (", Bytes(shared),
+                                        " of them one donated buffer)")
+                         : std::string(),
+              ", ", total, " bytes (", Bytes(total),
+              ") in all, exceeds the pinned-host budget of ",
+              *options.pinned_host_budget, " bytes (",
+              Bytes(*options.pinned_host_budget),
+              "): these buffers may not fit in the pinned host memory pool"),
+          nullptr);
+      d.instruction = facts.entry_root;
+      d.computation = std::string(module.entry()->name());
+      d.loc = facts.entry_root_loc;
+      // The largest host leaf, which has to fit in one piece.
+      int64_t largest = 0;
+      std::string where;
+      ShapeIndex scratch;
+      // `what` names the parameter or the output; `at` the leaf in it.
+      auto largest_of = [&](const Shape& shape, auto&& what) {
+        shape_util::ForEachSubshape(
+            shape,
+            [&](const Shape& sub, const ShapeIndex& index) {
+              if (!sub.IsArray() || sub.memory_space() != kHostMemorySpace) return;
+              int64_t bytes = shape_util::ByteSizeOf(sub);
+              if (bytes <= largest) return;
+              largest = bytes;
+              where = what(index);
+            },
+            scratch);
+      };
+      for (size_t i = 0; i < layout.parameters.size(); ++i) {
+        largest_of(layout.parameters[i], [i](const ShapeIndex& index) {
+          return index.empty() ? absl::StrCat("entry parameter ", i)
+                               : absl::StrCat("entry parameter ", i, " at ",
+                                              ShapeIndexToString(index));
+        });
+      }
+      largest_of(layout.result, [&](const ShapeIndex& index) {
+        return index.empty() && !layout.result.IsTuple()
+                   ? std::string("the single result (entry output {})")
+                   : absl::StrCat("entry output ", ShapeIndexToString(index));
+      });
+      if (largest > 0) {
+        d.notes.push_back(Note{
+            absl::StrCat("the largest pinned buffer is ", where, ", ",
+                         Bytes(largest), " in one piece"),
+            facts.entry_root_loc});
+      }
+      d.fixes.push_back(Fix{
+          "pageable",
+          "keep bulk host storage in pageable memory (the CPU backend, e.g. "
+          "jax.device_put(x, jax.devices(\"cpu\")[0]), or "
+          "memory_kind=\"unpinned_host\" where supported), or return the "
+          "result in chunks that fit the pinned pool"});
+      out.push_back(std::move(d));
+    }
   }
   if (facts.asks_for_host_memory && !any_host) {
     Diagnostic d;

@@ -7,6 +7,8 @@
 #ifndef HLO_OFFLOAD_PASSES_OFFLOAD_LINTS_H_
 #define HLO_OFFLOAD_PASSES_OFFLOAD_LINTS_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,18 +35,36 @@ struct LintInputFacts {
   std::vector<SharedSeed> shared_seeds;
   // "computation/instruction" of instructions already tagged host compute.
   absl::flat_hash_set<std::string> preexisting_host_compute;
+  // The entry root as read (the pipeline may replace it), for diagnostics
+  // about the entry boundary.
+  std::string entry_root;
+  SourceLoc entry_root_loc;
 };
+
+// What the command line configures for the lints.
+struct LintOptions {
+  // HO3012: the pinned host memory the target can give one program, in
+  // bytes; unset: not checked.
+  std::optional<int64_t> pinned_host_budget;
+};
+
+// A conditional's branch that passes at least this many bytes through
+// unchanged is large (HO3011).
+inline constexpr int64_t kLargePassThroughBytes = int64_t{16} << 20;
 
 // HO3004 (dropped annotations, root MoveToHost against a device layout,
 // MoveToDevice of a device parameter), HO3006 (layout change before a host
-// output), HO3008 (leaked S(5)). Appends to `out`; returns facts for
-// LintOutput. Linear in the module size.
+// output), HO3008 (leaked S(5)), HO3013 (annotations in a manually
+// partitioned region), HO3014 (host round trip). Appends to `out`; returns
+// facts for LintOutput. Linear in the module size.
 LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out);
 
-// HO3001, HO3002, HO3003, HO3004 (nothing ended on host), HO3005, HO3007 on the
+// HO3001, HO3002, HO3003, HO3004 (nothing ended on host), HO3005, HO3007,
+// HO3009 (nested host stacks), HO3010 (pipelined host writes), HO3011 (large
+// pass-through of a host conditional), HO3012 (pinned-host budget) on the
 // pipeline's result. Linear in the module size.
 void LintOutput(const Module& module, const LintInputFacts& facts,
-                std::vector<Diagnostic>& out);
+                std::vector<Diagnostic>& out, const LintOptions& options = {});
 
 }  // namespace hloff
 

@@ -129,6 +129,33 @@ constexpr absl::string_view kContextColor = "#9a9a9a";
 
 }  // namespace
 
+std::string PipelinedWriteSentence(const PipelinedWrite& write) {
+  return absl::StrCat(write.write.name,
+                      " writes the value carried in element {",
+                      write.carried_index, "} at index ", write.index, " = i",
+                      write.offset, ": the write for iteration i happens in "
+                      "iteration i+", -write.offset);
+}
+
+std::string PipelinedWriteCount(const PipelinedWrite& write,
+                                std::optional<int64_t> trip_count) {
+  std::vector<std::string> peeled;
+  for (const InstructionRef& ref : write.peeled) peeled.push_back(ref.name);
+  std::string after =
+      peeled.empty()
+          ? std::string("none after it (the last iteration's value is not "
+                        "written)")
+          : absl::StrCat(peeled.size(), " peeled after it (",
+                         absl::StrJoin(peeled, ", "), ")");
+  if (!trip_count.has_value()) {
+    return absl::StrCat("1 per iteration in the loop + ", after);
+  }
+  return absl::StrCat(*trip_count, " in the loop (1 per iteration; the first "
+                      "writes the loop's initial carry) + ", after, " = ",
+                      shape_util::SaturatingAdd(
+                          *trip_count, static_cast<int64_t>(peeled.size())));
+}
+
 std::string HumanBytes(int64_t bytes) {
   std::string text = absl::StrCat(bytes, " bytes");
   if (bytes < 1024) return text;
@@ -222,6 +249,11 @@ std::string RenderReportText(const Report& report) {
                     transfer.inserted ? ", inserted" : "", ", in ",
                     transfer.loop.empty() ? transfer.instruction.computation
                                           : absl::StrCat("loop ", transfer.loop),
+                    transfer.pipelined == "previous_iteration"
+                        ? ", pipelined: writes the previous iteration's value"
+                    : transfer.pipelined == "peeled"
+                        ? ", pipelined: the peeled write after the loop"
+                        : "",
                     "\n");
   }
   for (const LoopTransfers& loop : report.loops) {
@@ -251,6 +283,11 @@ std::string RenderReportText(const Report& report) {
                              loop.copies_inserted_per_iteration * n,
                              loop.copies_inserted_bytes_per_iteration * n),
                       "\n");
+    }
+    for (const PipelinedWrite& write : loop.pipelined_writes) {
+      absl::StrAppend(&out, "    pipelined: ", PipelinedWriteSentence(write),
+                      "\n    host writes: ",
+                      PipelinedWriteCount(write, loop.trip_count), "\n");
     }
   }
 
@@ -338,7 +375,10 @@ nlohmann::ordered_json ReportToJson(const Report& report) {
          {"bytes", transfer.bytes},
          {"inserted", transfer.inserted},
          {"loop", transfer.loop.empty() ? nlohmann::ordered_json(nullptr)
-                                        : nlohmann::ordered_json(transfer.loop)}});
+                                        : nlohmann::ordered_json(transfer.loop)},
+         {"pipelined", transfer.pipelined.empty()
+                           ? nlohmann::ordered_json(nullptr)
+                           : nlohmann::ordered_json(transfer.pipelined)}});
   }
   nlohmann::ordered_json loops = nlohmann::ordered_json::array();
   for (const LoopTransfers& loop : report.loops) {
@@ -350,6 +390,23 @@ nlohmann::ordered_json ReportToJson(const Report& report) {
                    loop.copies_inserted_per_iteration * *loop.trip_count},
                   {"copies_inserted_bytes",
                    loop.copies_inserted_bytes_per_iteration * *loop.trip_count}};
+    }
+    nlohmann::ordered_json pipelined = nlohmann::ordered_json::array();
+    for (const PipelinedWrite& write : loop.pipelined_writes) {
+      nlohmann::ordered_json peeled = nlohmann::ordered_json::array();
+      for (const InstructionRef& ref : write.peeled) peeled.push_back(ref.name);
+      pipelined.push_back(
+          {{"write", write.write.name},
+           {"location", LocJson(write.write.loc)},
+           {"carried_index", write.carried_index},
+           {"index", write.index},
+           {"iteration_offset", write.offset},
+           {"peeled", std::move(peeled)},
+           {"writes_per_loop",
+            loop.trip_count
+                ? nlohmann::ordered_json(shape_util::SaturatingAdd(
+                      *loop.trip_count, static_cast<int64_t>(write.peeled.size())))
+                : nlohmann::ordered_json(nullptr)}});
     }
     loops.push_back(
         {{"while", loop.while_loop.name},
@@ -365,7 +422,8 @@ nlohmann::ordered_json ReportToJson(const Report& report) {
            {"bytes", loop.bytes_per_iteration},
            {"copies_inserted", loop.copies_inserted_per_iteration},
            {"copies_inserted_bytes", loop.copies_inserted_bytes_per_iteration}}},
-         {"per_loop", std::move(per_loop)}});
+         {"per_loop", std::move(per_loop)},
+         {"pipelined_writes", std::move(pipelined)}});
   }
   nlohmann::ordered_json errors = nlohmann::ordered_json::array();
   for (const Diagnostic& d : report.pipeline.errors) {
@@ -665,6 +723,15 @@ std::string RenderReportHtml(const std::vector<HtmlSection>& sections) {
             "</td></tr>\n");
       }
       absl::StrAppend(&out, "</table>\n");
+      for (const LoopTransfers& loop : report.loops) {
+        for (const PipelinedWrite& write : loop.pipelined_writes) {
+          absl::StrAppend(
+              &out, "<p>pipelined (loop <code>", HtmlEscape(loop.while_loop.name),
+              "</code>): ", HtmlEscape(PipelinedWriteSentence(write)),
+              "; host writes: ",
+              HtmlEscape(PipelinedWriteCount(write, loop.trip_count)), "</p>\n");
+        }
+      }
     }
     // Pipeline.
     absl::StrAppend(&out, "<h3>Pipeline</h3>\n");

@@ -5,6 +5,8 @@
 #ifndef HLO_OFFLOAD_REPORT_RENDER_H_
 #define HLO_OFFLOAD_REPORT_RENDER_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,14 @@ std::string RenderReportHtml(const std::vector<HtmlSection>& sections);
 
 // `n bytes`, with a binary-unit figure when n >= 1024: `32768 bytes (32.0 KiB)`.
 std::string HumanBytes(int64_t bytes);
+
+// "lb_stack2 writes the value carried in element {3} at index lb_im1 = i-1:
+// the write for iteration i happens in iteration i+1".
+std::string PipelinedWriteSentence(const PipelinedWrite& write);
+// How many host writes a pipelined write makes: with a trip count of 4 and
+// one peeled write, "4 in the loop (...) + 1 peeled after it (stack_done) = 5".
+std::string PipelinedWriteCount(const PipelinedWrite& write,
+                                std::optional<int64_t> trip_count);
 
 }  // namespace hloff
 

@@ -147,6 +147,22 @@ struct Transfer {
   int64_t bytes = 0;  // bytes moved by one execution
   bool inserted = false;
   std::string loop;  // the innermost while loop it runs in, or empty
+  // "previous_iteration" for a pipelined write (it stores the value carried
+  // from the previous iteration), "peeled" for the write of a pipelined
+  // loop's last value after the loop; empty otherwise.
+  std::string pipelined;
+};
+
+// A pipelined host write (analysis/pipelined_writes.h): a loop body stores
+// the value carried from the previous iteration into a host stack, at the
+// loop counter minus one, so the write for iteration i happens in iteration
+// i + 1; the last iteration's value is stored after the loop.
+struct PipelinedWrite {
+  InstructionRef write;         // the dynamic-update-slice in the loop body
+  int64_t carried_index = -1;   // the loop-tuple element carrying the value
+  std::string index;            // the index operand, counter + offset
+  int64_t offset = 0;           // -1: it writes at i - 1
+  std::vector<InstructionRef> peeled;  // the writes after the loop
 };
 
 // The transfers that run in one while loop's body (directly, not in a
@@ -165,6 +181,8 @@ struct LoopTransfers {
   int64_t bytes_per_iteration = 0;
   int64_t copies_inserted_per_iteration = 0;
   int64_t copies_inserted_bytes_per_iteration = 0;
+  // The loop's pipelined host writes.
+  std::vector<PipelinedWrite> pipelined_writes;
 };
 
 // The offload-relevant subgraph, for pictures: the instructions on the paths

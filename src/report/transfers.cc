@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "analysis/call_graph.h"
 #include "analysis/offload_utils.h"
+#include "analysis/pipelined_writes.h"
 #include "report/report_util.h"
 
 namespace hloff {
@@ -163,6 +164,35 @@ void CollectTransfers(const Module& module,
   if (per_step_known) {
     report.copies_inserted_per_step = per_step;
     report.copies_inserted_bytes_per_step = per_step_bytes;
+  }
+  // Pipelined writes: each is a transfer of its loop (a device-to-host
+  // dynamic-update-slice), and so are its peeled writes.
+  absl::flat_hash_map<std::pair<std::string, std::string>, size_t> transfer_at;
+  for (size_t i = 0; i < report.transfers.size(); ++i) {
+    const InstructionRef& ref = report.transfers[i].instruction;
+    transfer_at.emplace(std::make_pair(ref.computation, ref.name), i);
+  }
+  auto mark = [&](const Instruction* instr, absl::string_view kind) {
+    auto it = transfer_at.find(
+        std::make_pair(std::string(instr->parent()->name()),
+                       std::string(instr->name())));
+    if (it != transfer_at.end()) report.transfers[it->second].pipelined = std::string(kind);
+  };
+  for (const PipelinedHostWrite& found :
+       FindPipelinedHostWrites(module, call_graph)) {
+    auto loop = loop_index.find(found.loop);
+    if (loop == loop_index.end()) continue;
+    PipelinedWrite write;
+    write.write = Ref(found.write);
+    write.carried_index = found.carried_index;
+    write.index = std::string(found.index->name());
+    write.offset = found.offset;
+    mark(found.write, "previous_iteration");
+    for (const Instruction* peeled : found.peeled) {
+      write.peeled.push_back(Ref(peeled));
+      mark(peeled, "peeled");
+    }
+    report.loops[loop->second].pipelined_writes.push_back(std::move(write));
   }
 }
 

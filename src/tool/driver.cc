@@ -22,6 +22,8 @@
 #include <sstream>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -171,6 +173,7 @@ struct CommonOptions {
   // Keep modules to print (ModuleResult::module) instead of their text: a
   // module printed straight to standard output needs no copy of its text.
   bool print_later = false;
+  LintOptions lint;
 };
 
 bool leave_modules_at_exit = false;
@@ -390,7 +393,7 @@ ModuleResult ProcessChunk(const std::string& path, const InputChunk& chunk,
     }
     auto changed = RunPasses(**module, passes, context);
     result.diagnostics = std::move(sink.mutable_diagnostics());
-    if (changed.ok() && lint) LintOutput(**module, facts, lints);
+    if (changed.ok() && lint) LintOutput(**module, facts, lints, options.lint);
     for (Diagnostic& d : lints) result.diagnostics.push_back(std::move(d));
     for (const Diagnostic& d : result.diagnostics) {
       if (d.severity == Severity::kError && d.code != DiagCode::kE1200 &&
@@ -421,6 +424,51 @@ ModuleResult ProcessChunk(const std::string& path, const InputChunk& chunk,
   if (leave_modules_at_exit) LeaveAtExit(std::move(*module));
   return result;
 }
+
+}  // namespace
+
+absl::StatusOr<int64_t> ParseByteSize(absl::string_view text) {
+  auto invalid = [&] {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", text, "' is not a byte size (a number with an optional unit: "
+        "B, KiB, MiB, GiB, TiB, K, M, G, T (powers of 1024) or kB, MB, GB, "
+        "TB (powers of 1000), e.g. 16GiB)"));
+  };
+  size_t end = 0;
+  while (end < text.size() &&
+         (absl::ascii_isdigit(text[end]) || text[end] == '.')) {
+    ++end;
+  }
+  absl::string_view number = text.substr(0, end);
+  absl::string_view unit = absl::StripAsciiWhitespace(text.substr(end));
+  if (number.empty()) return invalid();
+  struct Unit {
+    absl::string_view name;
+    double factor;
+  };
+  static constexpr Unit kUnits[] = {
+      {"", 1},         {"b", 1},
+      {"k", 0x1p10},   {"kib", 0x1p10}, {"kb", 1e3},
+      {"m", 0x1p20},   {"mib", 0x1p20}, {"mb", 1e6},
+      {"g", 0x1p30},   {"gib", 0x1p30}, {"gb", 1e9},
+      {"t", 0x1p40},   {"tib", 0x1p40}, {"tb", 1e12}};
+  const Unit* found = nullptr;
+  for (const Unit& u : kUnits) {
+    if (absl::EqualsIgnoreCase(u.name, unit)) found = &u;
+  }
+  double value = 0;
+  if (found == nullptr || !absl::SimpleAtod(number, &value) || value < 0) {
+    return invalid();
+  }
+  double bytes = value * found->factor;
+  if (!(bytes < 0x1p63)) {
+    return absl::OutOfRangeError(
+        absl::StrCat("'", text, "' is larger than the largest byte size, 8 EiB"));
+  }
+  return static_cast<int64_t>(bytes);
+}
+
+namespace {
 
 // Before a file is replaced by what was printed from it (`opt x -o x`),
 // checks that the text reads back: a module that does not parse is a defect
@@ -581,6 +629,11 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
                   "treat lines '// -----' as module separators");
   check->add_flag("--no-lints", check_opts.no_lints,
                   "report only what XLA's passes report (no HO3xxx lints)");
+  std::string pinned_host_budget;
+  check->add_option("--pinned-host-budget", pinned_host_budget,
+                    "warn (HO3012) when the host-memory bytes at the entry "
+                    "boundary exceed BYTES (e.g. 16GiB, 64GB, 1073741824)")
+      ->type_name("BYTES");
   AddOffloadFlags(check, check_opts);
   check->add_option("FILE", check_opts.inputs,
                     "HLO text files, directories of *.txt/*.hlo, or - for "
@@ -685,6 +738,15 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
   std::optional<FixStrategy> strategy;
   if (check->parsed()) {
     options = &check_opts;
+    if (!pinned_host_budget.empty()) {
+      auto budget = ParseByteSize(pinned_host_budget);
+      if (!budget.ok()) {
+        err << "hlo-offload: error: --pinned-host-budget: "
+            << budget.status().message() << "\n";
+        return static_cast<int>(ExitCode::kUsage);
+      }
+      check_opts.lint.pinned_host_budget = *budget;
+    }
     run_passes = true;
     // Every faulty output at once; --format=xla prints XLA's (the first).
     check_opts.offload.report_all_output_errors = true;

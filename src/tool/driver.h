@@ -55,6 +55,13 @@ struct InputChunk {
 };
 std::vector<InputChunk> SplitInput(absl::string_view text, bool split);
 
+// A byte size as the command line spells it: a number (decimals allowed,
+// rounded down) with an optional unit, case-insensitive: B; K, KiB, M, MiB,
+// G, GiB, T, TiB (powers of 1024); kB, MB, GB, TB (powers of 1000). "16GiB"
+// is 17179869184. INVALID_ARGUMENT for anything else, OUT_OF_RANGE from
+// 8 EiB up.
+absl::StatusOr<int64_t> ParseByteSize(absl::string_view text);
+
 }  // namespace hloff
 
 #endif  // HLO_OFFLOAD_TOOL_DRIVER_H_
