@@ -546,8 +546,13 @@ void LintNestedHostStack(const Module& module, const CallGraph& call_graph,
 
 }  // namespace
 
+// HO3014 notes listed one by one before the rest are summed up in one.
+constexpr int64_t kMaxRoundTripNotes = 20;
+
 LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out) {
   LintInputFacts facts;
+  int64_t round_trips = 0;
+  int64_t unlisted_round_trip_bytes = 0;
   const EntryComputationLayout& layout = module.entry_computation_layout();
   for (size_t i = 0; i < layout.parameters.size(); ++i) {
     if (HasHostLeaf(layout.parameters[i]) && !facts.asks_for_host_memory) {
@@ -621,26 +626,33 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out) {
           !(value->opcode() == HloOpcode::kParameter && comp.get() == entry &&
             HasHostLeaf(layout.parameters[value->parameter_number()]))) {
         const Instruction* back = instr->users()[0];
-        std::string bytes = Bytes(shape_util::ByteSizeOf(value->shape()));
-        Diagnostic d = Lint(
-            DiagCode::kHO3014,
-            absl::StrCat("\"", instr->name(), "\"", SourceSuffix(module, instr),
-                         " moves \"", value->name(), "\" (", bytes,
-                         ") to host and \"", back->name(), "\"",
-                         SourceSuffix(module, back),
-                         " moves it straight back to device: the round trip "
-                         "saves no device memory (the move back is the only "
-                         "use of the host copy, so nothing in the program "
-                         "waits for the value while it is away) and costs "
-                         "two ",
-                         bytes, " transfers"),
-            instr);
-        d.fixes.push_back(Fix{
-            "remove",
-            "drop both device_puts, or offload the value where it is produced "
-            "and bring it back right before it is used, so that its device "
-            "memory is free in between"});
-        out.push_back(std::move(d));
+        int64_t byte_count = shape_util::ByteSizeOf(value->shape());
+        // A note per round trip up to kMaxRoundTripNotes, then one summary:
+        // a generated or unrolled module can hold 10^5 of them.
+        if (++round_trips > kMaxRoundTripNotes) {
+          unlisted_round_trip_bytes += byte_count;
+        } else {
+          std::string bytes = Bytes(byte_count);
+          Diagnostic d = Lint(
+              DiagCode::kHO3014,
+              absl::StrCat("\"", instr->name(), "\"", SourceSuffix(module, instr),
+                           " moves \"", value->name(), "\" (", bytes,
+                           ") to host and \"", back->name(), "\"",
+                           SourceSuffix(module, back),
+                           " moves it straight back to device: the round trip "
+                           "saves no device memory (the move back is the only "
+                           "use of the host copy, so nothing in the program "
+                           "waits for the value while it is away) and costs "
+                           "two ",
+                           bytes, " transfers"),
+              instr);
+          d.fixes.push_back(Fix{
+              "remove",
+              "drop both device_puts, or offload the value where it is produced "
+              "and bring it back right before it is used, so that its device "
+              "memory is free in between"});
+          out.push_back(std::move(d));
+        }
       }
       if (IsToHostAnnotation(instr)) {
         if (instr->users().empty() && !instr->IsRoot()) {
@@ -778,6 +790,17 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out) {
                      "annotations may say where a value lives, so the passes "
                      "clear it (this is how a layout-assignment leak shows up)"),
         first_leak));
+  }
+  if (round_trips > kMaxRoundTripNotes) {
+    Diagnostic d;
+    d.code = DiagCode::kHO3014;
+    d.severity = DiagCodeSeverity(DiagCode::kHO3014);
+    d.message = absl::StrCat(
+        round_trips - kMaxRoundTripNotes,
+        " more moves to host go straight back to device (",
+        Bytes(unlisted_round_trip_bytes), " in all); the first ",
+        kMaxRoundTripNotes, " are listed above");
+    out.push_back(std::move(d));
   }
   return facts;
 }
