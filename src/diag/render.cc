@@ -8,8 +8,8 @@
 namespace hloff {
 namespace {
 
-// SARIF's `level` for a severity.
-const char* SarifLevel(Severity severity) {
+// The word for a severity in text diagnostics.
+absl::string_view SeverityName(Severity severity) {
   switch (severity) {
     case Severity::kError:
       return "error";
@@ -21,16 +21,9 @@ const char* SarifLevel(Severity severity) {
   return "error";
 }
 
-absl::string_view SeverityName(Severity severity) {
-  switch (severity) {
-    case Severity::kError:
-      return "error";
-    case Severity::kWarning:
-      return "warning";
-    case Severity::kNote:
-      return "note";
-  }
-  return "error";
+// SARIF's `level` for a severity: the same words.
+std::string SarifLevel(Severity severity) {
+  return std::string(SeverityName(severity));
 }
 
 // The text of 1-based `line` of the source (without the newline).

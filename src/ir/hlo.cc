@@ -388,15 +388,19 @@ void Instruction::set_origin_from(const Instruction& source,
 
 // ---- frontend attributes ----
 
-namespace {
-
-// Calls `fn(key, value)` for the pairs of the text `{k="v", k2={...}}`
-// (values keep their quotes or braces). The parser has validated the text.
-template <typename Fn>
-void ForEachFrontendAttribute(absl::string_view v, Fn&& fn) {
-  if (v.size() < 2) return;
+bool SplitFrontendAttributes(
+    absl::string_view text,
+    absl::FunctionRef<void(absl::string_view, absl::string_view)> fn,
+    const char** error) {
+  auto fail = [&](const char* what) {
+    if (error != nullptr) *error = what;
+    return false;
+  };
+  if (text.size() < 2 || text.front() != '{' || text.back() != '}') {
+    return fail("expected '{...}'");
+  }
   size_t i = 1;
-  absl::string_view body = v.substr(0, v.size() - 1);
+  absl::string_view body = text.substr(0, text.size() - 1);
   while (i < body.size()) {
     while (i < body.size() && (body[i] == ' ' || body[i] == ',')) ++i;
     if (i >= body.size()) break;
@@ -404,7 +408,9 @@ void ForEachFrontendAttribute(absl::string_view v, Fn&& fn) {
     while (i < body.size() && body[i] != '=' && body[i] != ' ') ++i;
     absl::string_view key = body.substr(key_start, i - key_start);
     while (i < body.size() && body[i] == ' ') ++i;
-    if (i >= body.size() || body[i] != '=' || key.empty()) break;
+    if (i >= body.size() || body[i] != '=' || key.empty()) {
+      return fail("expected key=value");
+    }
     ++i;
     while (i < body.size() && body[i] == ' ') ++i;
     size_t value_start = i;
@@ -436,14 +442,13 @@ void ForEachFrontendAttribute(absl::string_view v, Fn&& fn) {
         ++i;
       }
     } else {
-      break;
+      return fail("expected a string value");
     }
     i = std::min(i, body.size());
     fn(key, body.substr(value_start, i - value_start));
   }
+  return true;
 }
-
-}  // namespace
 
 const std::vector<std::pair<std::string, std::string>>&
 Instruction::frontend_attributes() const {
@@ -458,7 +463,7 @@ Instruction::frontend_attributes() const {
     Rare& r = rare();
     auto raw = FindRawAttribute("frontend_attributes");
     if (raw) {
-      ForEachFrontendAttribute(raw->value, [&](absl::string_view key,
+      SplitFrontendAttributes(raw->value, [&](absl::string_view key,
                                                absl::string_view value) {
         r.frontend.emplace_back(std::string(key), std::string(value));
       });
@@ -481,7 +486,7 @@ std::optional<std::string> Instruction::GetFrontendAttribute(
     auto raw = FindRawAttribute("frontend_attributes");
     if (!raw) return std::nullopt;
     std::optional<std::string> found;
-    ForEachFrontendAttribute(raw->value, [&](absl::string_view k,
+    SplitFrontendAttributes(raw->value, [&](absl::string_view k,
                                              absl::string_view v) {
       if (!found && k == key) found = unquote(v);
     });

@@ -23,6 +23,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -109,6 +110,15 @@ class Attribute {
   AttrKind kind_ = AttrKind::kRaw;
   uint8_t unused_ = 0;
 };
+
+// Splits frontend-attribute text `{k="v", k2={...}}` into its pairs and calls
+// `fn(key, value)` for each (values keep their quotes or braces). Returns
+// false at the first malformed pair (after the pairs before it), with
+// `*error`, if given, saying what was expected there.
+bool SplitFrontendAttributes(
+    absl::string_view text,
+    absl::FunctionRef<void(absl::string_view, absl::string_view)> fn,
+    const char** error = nullptr);
 
 // One HLO instruction. Owned by its Computation (memory in the module's
 // arena); operands and users are pointers within the same computation.

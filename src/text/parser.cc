@@ -1423,54 +1423,11 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
     return absl::OkStatus();
   }
   if (known == KnownAttribute::kFrontendAttributes) {
-    if (v.front() != '{' || v.back() != '}') return bad("expected '{...}'");
-    // Validate: key=value pairs; values are strings or balanced {...} blobs.
-    // The pairs are split when first asked for.
-    size_t i = 1;
-    absl::string_view body = v.substr(0, v.size() - 1);
-    while (i < body.size()) {
-      while (i < body.size() && (body[i] == ' ' || body[i] == ',')) ++i;
-      if (i >= body.size()) break;
-      size_t key_start = i;
-      while (i < body.size() && body[i] != '=' && body[i] != ' ') ++i;
-      bool key_empty = i == key_start;
-      while (i < body.size() && body[i] == ' ') ++i;
-      if (i >= body.size() || body[i] != '=' || key_empty) {
-        return bad("expected key=value");
-      }
-      ++i;
-      while (i < body.size() && body[i] == ' ') ++i;
-      if (i < body.size() && (body[i] == '"' || body[i] == '\'')) {
-        char q = body[i++];
-        while (i < body.size() && body[i] != q) {
-          if (body[i] == '\\') ++i;
-          ++i;
-        }
-        ++i;
-      } else if (i < body.size() && body[i] == '{') {
-        int depth = 0;
-        while (i < body.size()) {
-          char c = body[i];
-          if (c == '"') {
-            ++i;
-            while (i < body.size() && body[i] != '"') {
-              if (body[i] == '\\') ++i;
-              ++i;
-            }
-          } else if (c == '{') {
-            ++depth;
-          } else if (c == '}') {
-            if (--depth == 0) {
-              ++i;
-              break;
-            }
-          }
-          ++i;
-        }
-      } else {
-        return bad("expected a string value");
-      }
-      i = std::min(i, body.size());
+    // Validated here; the pairs are split when first asked for.
+    const char* error = nullptr;
+    if (!SplitFrontendAttributes(
+            v, [](absl::string_view, absl::string_view) {}, &error)) {
+      return bad(error);
     }
     attr_scratch_.push_back(as_text(AttrKind::kFrontendAttributes));
     return absl::OkStatus();
