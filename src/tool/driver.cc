@@ -54,12 +54,51 @@ absl::StatusOr<std::string> ReadInput(const std::string& path) {
   return std::string((*buffer)->text());
 }
 
+namespace {
+
+// Writes all of `contents` to `fd`.
+bool WriteAll(int fd, absl::string_view contents) {
+  size_t written = 0;
+  while (written < contents.size()) {
+    ssize_t n = write(fd, contents.data() + written, contents.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    written += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot write to '", path, "': it is a directory"));
+  }
+  // A device, FIFO or socket (`/dev/null`, `/dev/stdout`, `>(cmd)`) is
+  // written to as it is: replacing it would destroy it.
+  struct stat existing;
+  if (stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
+    int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          "cannot write to '", path, "': ", std::strerror(errno)));
+    }
+    bool ok = WriteAll(fd, contents);
+    int saved = errno;
+    if (close(fd) != 0 && ok) {
+      ok = false;
+      saved = errno;
+    }
+    if (!ok) {
+      return absl::InternalError(absl::StrCat("cannot write to '", path,
+                                              "': ", std::strerror(saved)));
+    }
+    return absl::OkStatus();
   }
   std::filesystem::path target(path);
   // Through a symbolic link, replace the file it names and keep the link.
@@ -85,19 +124,15 @@ absl::Status WriteFileAtomically(const std::string& path,
     return absl::InternalError(absl::StrCat(what, " '", path, "': ",
                                             std::strerror(saved)));
   };
-  size_t written = 0;
-  while (written < contents.size()) {
-    ssize_t n = write(fd, contents.data() + written, contents.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return fail("cannot write");
-    }
-    written += static_cast<size_t>(n);
-  }
-  // Keep the permissions of the file being replaced; a new file gets what
-  // the umask allows of 0666, as if it had been created with open().
+  if (!WriteAll(fd, contents)) return fail("cannot write");
+  // Keep the permissions (and, where allowed, the owner and group) of the
+  // file being replaced; a new file gets what the umask allows of 0666, as
+  // if it had been created with open().
   struct stat st;
   if (stat(target.c_str(), &st) == 0) {
+    if (fchown(fd, st.st_uid, st.st_gid) != 0) {
+      // Not allowed for another owner: the new file is the writer's.
+    }
     fchmod(fd, st.st_mode & 07777);
   } else {
     mode_t mask = umask(0);
@@ -281,6 +316,20 @@ absl::StatusOr<std::unique_ptr<Module>> ParseChunk(
 }
 
 // Expands directories into their *.txt / *.hlo files (sorted).
+// True when the first line of `path` that is neither blank nor a `//`
+// comment starts with `HloModule` or `ENTRY`. XLA's dump folders hold other
+// `*.txt` files (buffer assignments, memory-usage reports) beside modules.
+bool LooksLikeHloText(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  for (int lines = 0; lines < 10000 && std::getline(in, line); ++lines) {
+    absl::string_view text = absl::StripAsciiWhitespace(line);
+    if (text.empty() || absl::StartsWith(text, "//")) continue;
+    return absl::StartsWith(text, "HloModule") || absl::StartsWith(text, "ENTRY");
+  }
+  return false;
+}
+
 absl::StatusOr<std::vector<std::string>> ExpandInputs(
     const std::vector<std::string>& inputs) {
   std::vector<std::string> files;
@@ -294,13 +343,21 @@ absl::StatusOr<std::vector<std::string>> ExpandInputs(
       for (; !ec && it != end; it.increment(ec)) {
         std::error_code type_ec;
         std::string ext = it->path().extension().string();
-        if (it->is_regular_file(type_ec) && (ext == ".txt" || ext == ".hlo")) {
+        if (it->is_regular_file(type_ec) &&
+            (ext == ".hlo" || (ext == ".txt" && LooksLikeHloText(it->path())))) {
           found.push_back(it->path().string());
         }
       }
       if (ec) {
         return absl::NotFoundError(absl::StrCat("cannot list '", input,
                                                 "': ", ec.message()));
+      }
+      if (found.empty()) {
+        // A check pointed at the wrong folder must not pass.
+        return absl::NotFoundError(absl::StrCat(
+            "no HLO modules in '", input,
+            "' (it has no *.hlo file and no *.txt file that starts with "
+            "HloModule or ENTRY)"));
       }
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
@@ -387,7 +444,8 @@ ModuleResult ProcessChunk(const std::string& path, const InputChunk& chunk,
     if (options.passes.empty()) {
       passes = DefaultPipeline();
     } else {
-      for (absl::string_view p : absl::StrSplit(options.passes, ',')) {
+      for (absl::string_view p :
+           absl::StrSplit(options.passes, ',', absl::SkipEmpty())) {
         passes.push_back(p);
       }
     }
@@ -759,6 +817,12 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
       return static_cast<int>(ExitCode::kUsage);
     }
     if (fix_opts.in_place) {
+      std::error_code ec;
+      if (fix_opts.inputs.size() != 1 ||
+          std::filesystem::is_directory(fix_opts.inputs[0], ec)) {
+        err << "hlo-offload: error: --in-place needs exactly one file\n";
+        return static_cast<int>(ExitCode::kUsage);
+      }
       if (fix_opts.inputs[0] == "-") {
         err << "hlo-offload: error: --in-place needs a file, not -\n";
         return static_cast<int>(ExitCode::kUsage);
@@ -875,6 +939,10 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
     exit_code = std::max(exit_code, outcome.exit_code);
     for (auto& j : outcome.json_files) json_files.push_back(std::move(j));
     for (auto& f : outcome.sarif) collected.push_back(std::move(f));
+    // Modules of several files are separated as --split-input-file reads.
+    if (!pieces.empty() && !outcome.printed.empty()) {
+      pieces.push_back({"// -----\n", nullptr});
+    }
     for (auto& piece : outcome.printed) pieces.push_back(std::move(piece));
   };
   // One file: its parse may use every core. Several: one file per core,

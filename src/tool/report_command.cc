@@ -29,7 +29,8 @@ CLI::App* AddReportSubcommand(CLI::App& app, ReportCommandOptions& options) {
                    "treat lines '// -----' as module separators");
   report->add_option("--max-nodes", options.max_nodes,
                      "draw at most this many path instructions (default 400)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30)
+                 .description("a whole number of nodes, 1 or more"));
   report->add_flag("--disable-automatic-host-compute-offload",
                    options.offload.disable_automatic_host_compute_offload,
                    "as for check (xla_disable_automatic_host_compute_offload)");

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -233,6 +234,24 @@ TEST_F(FilesTest, WriteFileAtomicallyFailsWithoutTouchingAnything) {
     EXPECT_EQ(Read(path), "old");
   }
   EXPECT_FALSE(std::filesystem::exists(dir_ / "no"));
+}
+
+// A FIFO (like /dev/stdout, /dev/null or a shell's >(cmd)) is written into,
+// never replaced by a regular file.
+TEST_F(FilesTest, WriteFileAtomicallyWritesIntoAFifo) {
+  std::string fifo = (dir_ / "out.fifo").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] { received = Read(fifo); });
+  EXPECT_TRUE(WriteFileAtomically(fifo, "module text").ok());
+  reader.join();
+  EXPECT_EQ(received, "module text");
+  struct stat st;
+  ASSERT_EQ(stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_),
+                          std::filesystem::directory_iterator()),
+            1);
 }
 
 }  // namespace
