@@ -1,12 +1,35 @@
 // Diagnostic renderers.
 #include "diag/render.h"
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "diag/docs.h"
 
 namespace hloff {
 namespace {
+
+// `path` as a URI reference (RFC 3986), as SARIF's artifactLocation.uri
+// wants it: `file://` before an absolute path, every byte but unreserved
+// characters and `/` percent-encoded (a space, `#`, `%`, non-ASCII UTF-8).
+std::string UriReference(absl::string_view path) {
+  // An absolute path is a file: URI; a relative one stays relative.
+  std::string out = absl::StartsWith(path, "/") ? "file://" : "";
+  for (char c : path) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (absl::ascii_isalnum(u) || c == '-' || c == '.' || c == '_' || c == '~' ||
+        c == '/') {
+      out += c;
+    } else {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      out += '%';
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    }
+  }
+  return out;
+}
 
 // The word for a severity in text diagnostics.
 absl::string_view SeverityName(Severity severity) {
@@ -191,7 +214,7 @@ nlohmann::json RenderSarif(const std::vector<FileDiagnostics>& files,
     for (const Diagnostic& d : file.diagnostics) {
       auto location = [&](SourceLoc loc, absl::string_view message) {
         nlohmann::json physical = {
-            {"artifactLocation", {{"uri", file.file}}}};
+            {"artifactLocation", {{"uri", UriReference(file.file)}}}};
         if (loc.known()) {
           physical["region"] = {{"startLine", loc.line},
                                 {"startColumn", loc.column}};

@@ -27,6 +27,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "diag/diagnostic.h"
 #include "diag/docs.h"
 #include "diag/render.h"
@@ -163,6 +164,8 @@ absl::Status WriteFileAtomically(const std::string& path,
 
 std::vector<InputChunk> SplitInput(absl::string_view text, bool split) {
   std::vector<InputChunk> chunks;
+  // A UTF-8 byte order mark (some Windows editors write one) is not text.
+  absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
   if (!split) {
     chunks.push_back({text, 0});
     return chunks;

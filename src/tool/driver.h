@@ -48,7 +48,7 @@ absl::Status WriteFileAtomically(const std::string& path,
 
 // One module's text within an input file: the pieces of
 // --split-input-file (lines that are exactly `// -----`), with the number of
-// lines before each piece.
+// lines before each piece. A leading UTF-8 byte order mark is dropped.
 struct InputChunk {
   absl::string_view text;
   uint32_t line_offset = 0;
