@@ -857,6 +857,24 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
     err << "hlo-offload: error: " << files.status().message() << "\n";
     return static_cast<int>(ExitCode::kUsage);
   }
+  // An output that cannot be written is refused before any work (and
+  // before a fix reports what it fixed).
+  if (print && !options->output.empty() && options->output != "-") {
+    std::error_code ec;
+    std::filesystem::path target(options->output);
+    std::filesystem::path dir = target.parent_path();
+    std::string problem;
+    if (std::filesystem::is_directory(target, ec)) {
+      problem = "it is a directory";
+    } else if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
+      problem = "its folder does not exist";
+    }
+    if (!problem.empty()) {
+      err << "hlo-offload: error: cannot write to '" << options->output
+          << "': " << problem << "\n";
+      return static_cast<int>(ExitCode::kUsage);
+    }
+  }
   int exit_code = 0;
   std::vector<FileDiagnostics> collected;
   nlohmann::json json_files = nlohmann::json::array();
