@@ -326,10 +326,6 @@ absl::flat_hash_set<int64_t> CollectDynamicVariableTupleIndices(
   return indices;
 }
 
-// MoveToHosts in the HostOffloader's order: the post order of the entry
-// computation, descending depth-first into called computations where they
-// are called, each computation once (host_offloader.cc RunImpl's
-// ProcessNextMoveToHostInstr loop, without its rescans).
 bool IsAllowedBetweenSliceAndMoveToDevice(const Instruction* instr) {
   switch (instr->opcode()) {
     case HloOpcode::kBitcast:
@@ -351,6 +347,10 @@ bool IsAllowedBetweenSliceAndMoveToDevice(const Instruction* instr) {
   }
 }
 
+// MoveToHosts in the HostOffloader's order: the post order of the entry
+// computation, descending depth-first into called computations where they
+// are called, each computation once (host_offloader.cc RunImpl's
+// ProcessNextMoveToHostInstr loop, without its rescans).
 std::vector<Instruction*> MoveToHostsInOffloaderOrder(const Module& module) {
   std::vector<Instruction*> move_to_hosts;
   Computation* entry = module.entry();

@@ -188,6 +188,18 @@ bool AllArrayLeavesInMemorySpace(const Shape& shape, const ShapeIndex& index,
   return any && all;
 }
 
+bool AnyArrayLeafInMemorySpace(const Shape& shape, int64_t memory_space) {
+  bool any = false;
+  ShapeIndex scratch;
+  ForEachSubshape(
+      shape,
+      [&](const Shape& leaf, const ShapeIndex&) {
+        any |= leaf.IsArray() && leaf.memory_space() == memory_space;
+      },
+      scratch);
+  return any;
+}
+
 bool Compatible(const Shape& a, const Shape& b) {
   if (a.element_type != b.element_type) return false;
   if (a.IsTuple()) {

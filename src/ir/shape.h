@@ -141,6 +141,8 @@ bool SetMemorySpaceOfLeaves(Shape& shape, int64_t memory_space);
 // and all its array leaves are in `memory_space` (tokens are ignored).
 bool AllArrayLeavesInMemorySpace(const Shape& shape, const ShapeIndex& index,
                                  int64_t memory_space);
+// True when at least one array leaf of `shape` is in `memory_space`.
+bool AnyArrayLeafInMemorySpace(const Shape& shape, int64_t memory_space);
 // Equal ignoring layouts (xla::ShapeUtil::Compatible).
 bool Compatible(const Shape& a, const Shape& b);
 // Equal including layouts but ignoring the memory space.

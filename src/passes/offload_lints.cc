@@ -30,15 +30,7 @@ std::string SourceSuffix(const Module& module, const Instruction* instr) {
 }
 
 bool HasHostLeaf(const Shape& shape) {
-  bool host = false;
-  ShapeIndex scratch;
-  shape_util::ForEachSubshape(
-      shape,
-      [&](const Shape& sub, const ShapeIndex&) {
-        host |= sub.IsArray() && sub.memory_space() == kHostMemorySpace;
-      },
-      scratch);
-  return host;
+  return shape_util::AnyArrayLeafInMemorySpace(shape, kHostMemorySpace);
 }
 
 bool IsToHostAnnotation(const Instruction* instr) {

@@ -39,15 +39,7 @@ bool SubshapeIsHost(const Shape& shape, const ShapeIndex& index) {
 }
 
 bool AnyLeafIsHost(const Shape& shape) {
-  bool any = false;
-  ShapeIndex scratch;
-  shape_util::ForEachSubshape(
-      shape,
-      [&](const Shape& leaf, const ShapeIndex&) {
-        any |= leaf.IsArray() && leaf.memory_space() == kHostMemorySpace;
-      },
-      scratch);
-  return any;
+  return shape_util::AnyArrayLeafInMemorySpace(shape, kHostMemorySpace);
 }
 
 void AppendArrayLeaves(const Shape& shape, const ShapeIndex& index,
