@@ -211,6 +211,9 @@ struct CommonOptions {
   // Keep modules to print (ModuleResult::module) instead of their text: a
   // module printed straight to standard output needs no copy of its text.
   bool print_later = false;
+  // Leave modules for the process exit to reclaim (SetLeaveModulesAtExit):
+  // only when one file is read, so that a batch frees each module as it goes.
+  bool leave_modules = false;
   LintOptions lint;
 };
 
@@ -482,7 +485,7 @@ ModuleResult ProcessChunk(const std::string& path, const InputChunk& chunk,
     return result;
   }
   if (print) result.printed = ModuleToString(**module);
-  if (leave_modules_at_exit) LeaveAtExit(std::move(*module));
+  if (options.leave_modules) LeaveAtExit(std::move(*module));
   return result;
 }
 
@@ -886,6 +889,7 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
   std::vector<PrintedPiece> pieces;
   bool to_stdout = options->output.empty() || options->output == "-";
   options->print_later = print && to_stdout && !strategy;
+  options->leave_modules = leave_modules_at_exit && files->size() == 1;
   // What one input file gives: everything is kept per file so that files
   // checked in parallel report in input order.
   struct FileOutcome {
@@ -1014,7 +1018,7 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
         PrintModule(*piece.module, [&](absl::string_view text) {
           out.write(text.data(), static_cast<std::streamsize>(text.size()));
         });
-        if (leave_modules_at_exit) LeaveAtExit(std::move(piece.module));
+        if (options->leave_modules) LeaveAtExit(std::move(piece.module));
       }
       return exit_code;
     }
