@@ -225,6 +225,11 @@ std::string RenderReportText(const Report& report) {
   }
   absl::StrAppend(&out, "  device bytes in: ", report.device_bytes_in,
                   ", device bytes out: ", report.device_bytes_out, "\n");
+  if (!report.device_peak_at.empty()) {
+    absl::StrAppend(&out, "  device peak (entry computation, estimated): ",
+                    HumanBytes(report.device_peak_bytes), " at ",
+                    report.device_peak_at, "\n");
+  }
 
   absl::StrAppend(&out, "\nhost<->device transfers:\n");
   absl::StrAppend(&out, "  copies inserted: ", report.copies_inserted, ", ",
@@ -444,6 +449,8 @@ nlohmann::ordered_json ReportToJson(const Report& report) {
       {"host_bytes_out", report.host_bytes_out},
       {"device_bytes_in", report.device_bytes_in},
       {"device_bytes_out", report.device_bytes_out},
+      {"device_peak_bytes", report.device_peak_bytes},
+      {"device_peak_at", report.device_peak_at},
       {"host_parameter_leaves", report.host_parameter_leaves},
       {"host_output_leaves", report.host_output_leaves},
       {"host_intermediate_bytes", report.host_intermediate_bytes},

@@ -854,6 +854,82 @@ std::string Report::Verdict() const {
   return verdict;
 }
 
+DevicePeak EstimateEntryDevicePeak(const Module& module) {
+  DevicePeak peak;
+  const Computation* entry = module.entry();
+  if (entry == nullptr) return peak;
+  auto device_bytes = [](const Shape& shape) {
+    int64_t bytes = 0;
+    ShapeIndex scratch;
+    shape_util::ForEachSubshape(
+        shape,
+        [&](const Shape& leaf, const ShapeIndex&) {
+          if (leaf.IsArray() && leaf.memory_space() != kHostMemorySpace) {
+            bytes += shape_util::ByteSizeOf(leaf);
+          }
+        },
+        scratch);
+    return bytes;
+  };
+  // Results that are views of their operands' buffers, not new buffers.
+  auto aliases = [](const Instruction* instr) {
+    switch (instr->opcode()) {
+      case HloOpcode::kParameter:
+      case HloOpcode::kGetTupleElement:
+      case HloOpcode::kTuple:
+      case HloOpcode::kBitcast:
+      case HloOpcode::kWhile:
+      case HloOpcode::kOptimizationBarrier:
+      case HloOpcode::kDynamicUpdateSlice:
+      case HloOpcode::kAddDependency:
+      case HloOpcode::kDomain:
+        return true;
+      default:
+        return false;
+    }
+  };
+  std::vector<Instruction*> order = entry->MakeInstructionPostOrder();
+  const int64_t n = static_cast<int64_t>(order.size());
+  absl::flat_hash_map<const Instruction*, int64_t> position;
+  position.reserve(order.size());
+  for (int64_t i = 0; i < n; ++i) position[order[i]] = i;
+  // Where each value is last needed: its last user, or the end for the
+  // root; a view keeps what it views alive as long as it is needed itself.
+  std::vector<int64_t> end(order.size(), 0);
+  for (int64_t i = n - 1; i >= 0; --i) {
+    const Instruction* instr = order[i];
+    int64_t last = instr->IsRoot() ? n : i;
+    for (const Instruction* user : instr->users()) {
+      auto it = position.find(user);
+      if (it == position.end()) continue;
+      last = std::max(last, aliases(user) ? end[it->second] : it->second);
+    }
+    end[i] = last;
+  }
+  // Entry parameters belong to the caller for the whole run; every other
+  // new buffer lives from its definition to its end.
+  std::vector<int64_t> delta(order.size() + 1, 0);
+  int64_t live = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const Instruction* instr = order[i];
+    if (instr->opcode() == HloOpcode::kParameter) {
+      live += device_bytes(instr->shape());
+    } else if (!aliases(instr)) {
+      int64_t bytes = device_bytes(instr->shape());
+      delta[i] += bytes;
+      if (end[i] < n) delta[end[i] + 1] -= bytes;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    live += delta[i];
+    if (live > peak.bytes) {
+      peak.bytes = live;
+      peak.at = std::string(order[i]->name());
+    }
+  }
+  return peak;
+}
+
 absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
                                    absl::string_view file,
                                    const ReportOptions& options) {
@@ -917,6 +993,11 @@ absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
     }
     CollectTransfers(*module, input_copies, report);
     AddPipelineResultToGraph(*module, input_copies, report.graph);
+    if (report.pipeline.ok) {
+      DevicePeak peak = EstimateEntryDevicePeak(*module);
+      report.device_peak_bytes = peak.bytes;
+      report.device_peak_at = std::move(peak.at);
+    }
   }
   for (const HostBuffer& buffer : report.host_intermediates) {
     report.host_intermediate_bytes += buffer.bytes;

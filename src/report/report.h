@@ -236,6 +236,10 @@ struct Report {
   int64_t host_bytes_out = 0;   // output leaves in memory space 5
   int64_t device_bytes_in = 0;  // the other parameter leaves
   int64_t device_bytes_out = 0;
+  // Estimated peak of device memory in the entry computation after the
+  // pipeline (EstimateEntryDevicePeak); 0 and empty when not computed.
+  int64_t device_peak_bytes = 0;
+  std::string device_peak_at;
   int64_t host_parameter_leaves = 0;
   int64_t host_output_leaves = 0;
   std::vector<Offload> offloads;
@@ -274,6 +278,19 @@ struct ReportOptions {
   // Context nodes drawn around each path node (operands and users each).
   int64_t max_context_per_node = 3;
 };
+
+// The peak of device memory in the entry computation, in bytes, estimated
+// from the module as it stands (after the pipeline): entry parameters' device
+// leaves for the whole run, plus every new device buffer from its definition
+// in the printed order to its last use (through views such as tuples,
+// get-tuple-element, bitcasts and while loops; the root's to the end).
+// Buffers inside called computations and the scheduler's reordering are not
+// modelled. `at` names the instruction at which the peak is reached.
+struct DevicePeak {
+  int64_t bytes = 0;
+  std::string at;
+};
+DevicePeak EstimateEntryDevicePeak(const Module& module);
 
 // Builds the report for `module`, which the pipeline then rewrites (pass a
 // module parsed for this purpose). `file` is the name shown in the report.

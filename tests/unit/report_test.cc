@@ -229,3 +229,49 @@ TEST(ReportTest, HumanBytes) {
 
 }  // namespace
 }  // namespace hloff
+
+namespace hloff {
+namespace {
+
+// A value read through a tuple and a get-tuple-element stays live until the
+// last read of the view: a, b and c are live together with the parameter.
+TEST(DevicePeakTest, ViewsKeepTheirBufferAlive) {
+  auto module = ParseHloModule(R"(
+HloModule m, entry_computation_layout={(f32[256]{0})->f32[256]{0}}
+
+ENTRY e {
+  p = f32[256]{0} parameter(0)
+  a = f32[256]{0} negate(p)
+  t = (f32[256]{0}) tuple(a)
+  g = f32[256]{0} get-tuple-element(t), index=0
+  b = f32[256]{0} exponential(p)
+  ROOT c = f32[256]{0} add(g, b)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  DevicePeak peak = EstimateEntryDevicePeak(**module);
+  EXPECT_EQ(peak.bytes, 4 * 1024);
+  EXPECT_EQ(peak.at, "c");
+}
+
+// Host leaves (memory space 5) are not device memory; a buffer whose last
+// use has passed is free again.
+TEST(DevicePeakTest, HostLeavesAndFreedBuffers) {
+  auto module = ParseHloModule(R"(
+HloModule m, entry_computation_layout={(f32[256]{0})->f32[256]{0:S(5)}}
+
+ENTRY e {
+  p = f32[256]{0} parameter(0)
+  a = f32[256]{0} negate(p)
+  b = f32[256]{0} exponential(a)
+  ROOT h = f32[256]{0:S(5)} copy(b)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  DevicePeak peak = EstimateEntryDevicePeak(**module);
+  EXPECT_EQ(peak.bytes, 3 * 1024);
+  EXPECT_EQ(peak.at, "b");
+}
+
+}  // namespace
+}  // namespace hloff
