@@ -102,6 +102,16 @@ class Offloader {
                 instr);
   }
 
+  // Remembers the first MoveToHost / MoveToDevice without exactly one
+  // operand: XLA's offloader reads operand 0 of each and fails a CHECK.
+  void NoteAnnotationOperands(Instruction* instr) {
+    if (bad_annotation_ == nullptr && !instr->IsDead() &&
+        instr->operand_count() != 1) {
+      bad_annotation_ = instr;
+    }
+  }
+  Instruction* bad_annotation_ = nullptr;
+
   // ---- steps ----
   // XLA's RemoveHostMemorySpaceFromAllShapes, in the same scan that finds
   // fusion computations, host async calls, MoveToHosts and MoveToDevices.
@@ -254,8 +264,10 @@ bool Offloader::ScanAndRemoveHostMemorySpace() {
         for (Computation* c : instr->called_computations()) fused_.insert(c);
       } else if (IsMoveToHost(instr)) {
         comps_with_move_to_host_.insert(comp.get());
+        NoteAnnotationOperands(instr);
       } else if (IsMoveToDevice(instr)) {
         comps_with_move_to_device_.insert(comp.get());
+        NoteAnnotationOperands(instr);
       } else if (!instr->IsDead() && IsHostAsyncStart(instr)) {
         async_starts.push_back(instr);
       }
@@ -1392,6 +1404,15 @@ Offloader::ComputationsReachingMoveToHost() {
 
 absl::StatusOr<bool> Offloader::Run() {
   changed_ |= ScanAndRemoveHostMemorySpace();
+  if (bad_annotation_ != nullptr) {
+    return Fail(DiagCode::kHO9002,
+                absl::StrCat(bad_annotation_->custom_call_target(), " \"",
+                             bad_annotation_->name(), "\" has ",
+                             bad_annotation_->operand_count(),
+                             " operands; it moves exactly one value, and "
+                             "XLA's host offloader fails a CHECK here"),
+                bad_annotation_);
+  }
 
   // Host async calls: outputs that only flow to host outputs stay on host.
   for (Instruction* instr : host_async_starts_) {
