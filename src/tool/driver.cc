@@ -413,6 +413,8 @@ struct ModuleResult {
   // Instead of `printed` with CommonOptions::print_later: the module, to be
   // printed in pieces once the whole run is known to succeed.
   std::unique_ptr<Module> module;
+  // fix: the module had nothing to fix; `printed` is its input text as it was.
+  bool unchanged = false;
 };
 
 // Parses `chunk` and, unless `passes` is empty and `run_passes` false, runs
@@ -598,6 +600,24 @@ ModuleResult FixChunk(const std::string& path, const InputChunk& chunk,
         outputs.end()) {
       outputs.push_back(*d.output_index);
     }
+  }
+  if (outputs.empty()) {
+    // Nothing to fix: the module stays as it was written, comments and all.
+    ModuleResult result;
+    result.file = path;
+    result.module_name = found.module_name;
+    result.printed = std::string(chunk.text);
+    if (!result.printed.empty() && result.printed.back() != '\n') {
+      result.printed += '\n';
+    }
+    result.unchanged = true;
+    Diagnostic d;
+    d.severity = Severity::kNote;
+    d.code = DiagCode::kE1200;
+    d.message = "nothing to fix: no entry output raises E1200; the module is "
+                "left as it was";
+    result.diagnostics.push_back(std::move(d));
+    return result;
   }
   ParseOptions parse_options;
   parse_options.path = path;
@@ -898,6 +918,9 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
     nlohmann::json json_files = nlohmann::json::array();
     std::vector<FileDiagnostics> sarif;
     std::vector<PrintedPiece> printed;
+    // fix: no module of the file had anything to fix; the file's text.
+    bool unchanged = false;
+    std::shared_ptr<const TextBuffer> input;
   };
   auto process_file = [&](const std::string& file, FileOutcome& outcome) {
     std::ostream& err = outcome.err;
@@ -918,6 +941,8 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
     std::string display = file == "-" ? "<stdin>" : file;
     auto chunks = SplitInput(text, options->split_input_file);
     SourceText source{display, text, {}};
+    outcome.unchanged = strategy.has_value();
+    outcome.input = *buffer;
     for (size_t c = 0; c < chunks.size(); ++c) {
       ModuleResult result =
           strategy ? FixChunk(display, chunks[c], *buffer, *options, *strategy, err)
@@ -952,6 +977,7 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
           err << RenderText(d, source);
         }
       }
+      outcome.unchanged &= result.unchanged;
       if (print && !result.parse_failed && !result.pass_failed) {
         if (c > 0) outcome.printed.push_back({"// -----\n", nullptr});
         outcome.printed.push_back(
@@ -959,7 +985,13 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
       }
     }
   };
+  // fix with nothing to fix: the input's own text is the output, and a file
+  // fixed in place is not touched.
+  std::shared_ptr<const TextBuffer> unchanged_input;
   auto take = [&](FileOutcome& outcome) {
+    if (outcome.unchanged && outcome.exit_code == 0) {
+      unchanged_input = outcome.input;
+    }
     err << outcome.err.str();
     exit_code = std::max(exit_code, outcome.exit_code);
     for (auto& j : outcome.json_files) json_files.push_back(std::move(j));
@@ -1009,6 +1041,19 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
         << "\n";
   } else if (options->format == "sarif") {
     out << DumpJson(RenderSarif(collected, HLOFF_VERSION)) << "\n";
+  }
+  if (print && exit_code == 0 && unchanged_input != nullptr) {
+    absl::string_view text = unchanged_input->text();
+    if (to_stdout) {
+      out.write(text.data(), static_cast<std::streamsize>(text.size()));
+      return exit_code;
+    }
+    if (fix_opts.in_place) return exit_code;
+    if (auto s = WriteFileAtomically(options->output, text); !s.ok()) {
+      err << "hlo-offload: error: " << s.message() << "\n";
+      return static_cast<int>(ExitCode::kUsage);
+    }
+    return exit_code;
   }
   if (print && exit_code == 0) {
     if (to_stdout) {
