@@ -369,6 +369,12 @@ absl::StatusOr<std::vector<std::string>> ExpandInputs(
       files.insert(files.end(), found.begin(), found.end());
       continue;
     }
+    if (input == "-" &&
+        std::find(files.begin(), files.end(), "-") != files.end()) {
+      // Standard input can be read once; the second read would be empty.
+      return absl::InvalidArgumentError(
+          "standard input ('-') can be named once");
+    }
     files.push_back(input);
   }
   return files;
@@ -573,7 +579,15 @@ void AddOffloadFlags(CLI::App* app, CommonOptions& options) {
                   "--vmodule=host_offloader=N (1: walks and mutations, 2: "
                   "memory-space assignments, 3+: every visited node)")
       ->expected(0, 1)
-      ->default_str("1");
+      ->default_str("1")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            int level = 0;
+            if (absl::SimpleAtoi(value, &level) && level >= 0) return "";
+            return "the trace level is a whole number, 0 or more (got '" +
+                   value + "')";
+          },
+          ""));
 }
 
 // `hlo-offload fix`: finds every E1200 of the chunk, applies `strategy` to
