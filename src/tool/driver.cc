@@ -574,15 +574,17 @@ void AddOffloadFlags(CLI::App* app, CommonOptions& options) {
                 options.offload.fix_entry_layout_unless_customized,
                 "XLA V4 behaviour: set a non-customized entry output layout to "
                 "host memory instead of raising E1200");
-  app->add_option("--trace", options.trace_level,
-                  "print the offloader's trace to standard error, as XLA's "
-                  "--vmodule=host_offloader=N (1: walks and mutations, 2: "
-                  "memory-space assignments, 3+: every visited node)")
-      ->expected(0, 1)
-      ->default_str("1")
+  // A flag, so that `--trace FILE...` never takes a file for the level;
+  // `--trace=N` sets it.
+  app->add_flag("--trace", options.trace_level,
+                "print the offloader's trace to standard error, as XLA's "
+                "--vmodule=host_offloader=N (--trace=N; 1: walks and "
+                "mutations, 2: memory-space assignments, 3+: every visited "
+                "node)")
       ->check(CLI::Validator(
           [](std::string& value) -> std::string {
             int level = 0;
+            if (value == "true") return "";  // the bare flag: level 1
             if (absl::SimpleAtoi(value, &level) && level >= 0) return "";
             return "the trace level is a whole number, 0 or more (got '" +
                    value + "')";
@@ -957,6 +959,12 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
     SourceText source{display, text, {}};
     outcome.unchanged = strategy.has_value();
     outcome.input = *buffer;
+    // With several files, each file's trace and XLA-format statuses say
+    // which file they are about (text diagnostics carry it already).
+    bool several = files->size() > 1;
+    if (several && options->trace_level > 0) {
+      err << "hlo-offload: trace of " << display << ":\n";
+    }
     for (size_t c = 0; c < chunks.size(); ++c) {
       ModuleResult result =
           strategy ? FixChunk(display, chunks[c], *buffer, *options, *strategy, err)
@@ -983,6 +991,7 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
       } else if (options->format == "xla") {
         for (const Diagnostic& d : result.diagnostics) {
           if (d.severity != Severity::kError) continue;
+          if (several) err << display << ": ";
           err << RenderXla(d) << "\n";
           break;
         }
