@@ -1008,11 +1008,12 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
       }
     }
   };
-  // fix with nothing to fix: the input's own text is the output, and a file
-  // fixed in place is not touched.
+  // fix of one file with nothing to fix: the file's own text is the output,
+  // and a file fixed in place is not touched. (Of several files, each module
+  // with nothing to fix is printed as its text.)
   std::shared_ptr<const TextBuffer> unchanged_input;
   auto take = [&](FileOutcome& outcome) {
-    if (outcome.unchanged && outcome.exit_code == 0) {
+    if (outcome.unchanged && outcome.exit_code == 0 && files->size() == 1) {
       unchanged_input = outcome.input;
     }
     err << outcome.err.str();
