@@ -10,16 +10,23 @@ size_t QuotedEnd(absl::string_view text, size_t pos) {
   const char quote = text[pos];
   const char* data = text.data();
   const size_t n = text.size();
+  // The next quote is searched again only when an escape consumed it, so
+  // every byte is looked at a bounded number of times however many escapes
+  // the string has.
+  auto find_quote = [&](size_t from) {
+    if (from >= n) return absl::string_view::npos;
+    const void* q = std::memchr(data + from, quote, n - from);
+    return q == nullptr ? absl::string_view::npos
+                        : static_cast<size_t>(static_cast<const char*>(q) - data);
+  };
   size_t i = pos + 1;
-  while (i < n) {
-    const char* q =
-        static_cast<const char*>(std::memchr(data + i, quote, n - i));
-    if (q == nullptr) return absl::string_view::npos;
-    size_t qi = static_cast<size_t>(q - data);
+  size_t qi = find_quote(i);
+  while (qi != absl::string_view::npos) {
     const void* bs = std::memchr(data + i, '\\', qi - i);
     if (bs == nullptr) return qi + 1;
-    // An escape before the quote: step over it and look again.
+    // An escape before the quote: step over the escaped character.
     i = static_cast<size_t>(static_cast<const char*>(bs) - data) + 2;
+    if (i > qi) qi = find_quote(i);  // the escaped character was the quote
   }
   return absl::string_view::npos;
 }

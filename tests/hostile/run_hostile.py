@@ -244,6 +244,13 @@ def built_cases(rng):
         b"ENTRY e {\n  ROOT c = f32[1] constant(" + b"{" * limit + b"1" + b"}" * limit + b")\n}\n")))
     cases.append(("attribute-at-limit", module(
         b"ENTRY e {\n  ROOT c = f32[] constant(1), sharding=" + b"{" * limit + b"}" * limit + b"\n}\n")))
+    # 10^6 escapes in one string (a backend_config, metadata): the scan for
+    # the closing quote must not start again after every escape.
+    escapes = 1_000_000
+    cases.append(("many-escapes-in-one-string", module(
+        b"ENTRY e {\n  p = f32[4]{0} parameter(0), backend_config=\"" + b"\\\\" * escapes
+        + b"\"\n  ROOT r = f32[4]{0} negate(p), metadata={op_name=\"" + b"x\\ny" * escapes
+        + b"\"}\n}\n")))
     # 10^5-wide: a tuple and its shape, parameters, users, chains, calls.
     names = [b"p%d" % i for i in range(n)]
     params = b"".join(b"  p%d = f32[] parameter(%d)\n" % (i, i) for i in range(n))
