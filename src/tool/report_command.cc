@@ -78,11 +78,14 @@ int RunReportCommand(const ReportCommandOptions& options, std::ostream& out,
   std::string rendered;
   if (options.format == "json") {
     if (reports.size() == 1) {
-      rendered = ReportToJson(reports.front()).dump(2);
+      rendered = ReportToJson(reports.front())
+                     .dump(2, ' ', false,
+                           nlohmann::ordered_json::error_handler_t::replace);
     } else {
       nlohmann::ordered_json all = nlohmann::ordered_json::array();
       for (const Report& report : reports) all.push_back(ReportToJson(report));
-      rendered = all.dump(2);
+      rendered = all.dump(2, ' ', false,
+                          nlohmann::ordered_json::error_handler_t::replace);
     }
     rendered += "\n";
   } else if (options.format == "dot") {
