@@ -140,6 +140,9 @@ class Instruction {
   // the instructions that spell it alike; the first call gives this
   // instruction a copy of its own, so keep no reference to shape() across it.
   Shape* mutable_shape();
+  // True when the shape is this instruction's own (after mutable_shape()),
+  // not one shared with other instructions.
+  bool owns_shape() const { return (flags_ & kOwnsShape) != 0; }
   // Replaces the shape by one equal to `shape` that the module shares among
   // the instructions that have it (cheaper than mutable_shape() when many
   // instructions end up with the same shape).

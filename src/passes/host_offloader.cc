@@ -23,6 +23,9 @@ using IAS = InstructionAndShapeIndex;
 // With report_all_output_errors, at most this many E1200s are reported per
 // run of the pass (hlo-offload check); the rest are counted in one note.
 constexpr size_t kMaxReportedOutputErrors = 100;
+// Tuples wider than this get their memory spaces set in place
+// (Offloader::SetMemorySpace).
+constexpr size_t kWideTuple = 64;
 
 std::string Quoted(const Instruction* instr) {
   return absl::StrCat("\"", instr->name(), "\"");
@@ -173,6 +176,7 @@ class Offloader {
   absl::flat_hash_map<const Instruction*, bool> slice_leads_to_device_;
   absl::flat_hash_set<std::pair<DiagCode, const Instruction*>> warned_;
   absl::flat_hash_set<std::pair<const Instruction*, ShapeIndex>> reported_outputs_;
+  absl::flat_hash_set<ShapeIndex> faulty_outputs_seen_;  // faulty_entry_outputs
   // Found by the one scan of the module at the start of Run.
   absl::flat_hash_set<const Computation*> fused_;
   absl::flat_hash_set<const Computation*> comps_with_move_to_host_;
@@ -220,6 +224,20 @@ void Offloader::SetMemorySpace(Instruction* instr, const ShapeIndex& index,
                                int64_t memory_space) {
   const Shape* current = shape_util::TryGetSubshape(instr->shape(), index);
   if (current == nullptr || LeavesHaveMemorySpace(*current, memory_space)) {
+    return;
+  }
+  // A wide tuple (an entry root of thousands of outputs, each reached by its
+  // own walk) is changed in place in a copy of its own: a new shared shape
+  // per walk would copy and hash the whole tuple each time, quadratic in its
+  // width.
+  if (!index.empty() && (instr->owns_shape() ||
+                         instr->shape().tuple_shapes.size() > kWideTuple)) {
+    Shape* sub = shape_util::TryGetMutableSubshape(*instr->mutable_shape(), index);
+    if (shape_util::SetMemorySpaceOfLeaves(*sub, memory_space)) changed_ = true;
+    if (instr->opcode() == HloOpcode::kDynamicUpdateSlice &&
+        memory_space == kHostMemorySpace) {
+      comps_with_host_dus_.insert(instr->parent());
+    }
     return;
   }
   // A new shape shared with the instructions that end up alike (the whole
@@ -447,6 +465,12 @@ void Offloader::ReportOutputError(const IAS& start, const IAS& root,
                                   const Instruction* origin) {
   if (!reported_outputs_.insert({start.instruction, root.shape_index}).second) {
     return;
+  }
+  if (context_.faulty_entry_outputs != nullptr) {
+    std::vector<ShapeIndex>& all = *context_.faulty_entry_outputs;
+    if (faulty_outputs_seen_.insert(root.shape_index).second) {
+      all.push_back(root.shape_index);
+    }
   }
   // Each report costs time and text in proportion to the module (the path,
   // the entry layout in the fix), so a module with 10^5 faulty outputs would

@@ -43,6 +43,9 @@ struct OffloadOptions {
 struct PassContext {
   OffloadOptions options;
   DiagnosticSink* diagnostics = nullptr;
+  // When set, HostOffloader adds the index of every entry output that raises
+  // E1200, those past the report cap included (what `fix` repairs).
+  std::vector<ShapeIndex>* faulty_entry_outputs = nullptr;
   int trace_level = 0;
   std::ostream* trace = nullptr;
 

@@ -421,6 +421,8 @@ struct ModuleResult {
   std::unique_ptr<Module> module;
   // fix: the module had nothing to fix; `printed` is its input text as it was.
   bool unchanged = false;
+  // Every entry output that raised E1200 (PassContext::faulty_entry_outputs).
+  std::vector<ShapeIndex> faulty_entry_outputs;
 };
 
 // Parses `chunk` and, unless `passes` is empty and `run_passes` false, runs
@@ -452,6 +454,7 @@ ModuleResult ProcessChunk(const std::string& path, const InputChunk& chunk,
     PassContext context;
     context.options = options.offload;
     context.diagnostics = &sink;
+    context.faulty_entry_outputs = &result.faulty_entry_outputs;
     context.trace_level = options.trace_level;
     context.trace = options.trace_level > 0 ? &trace : nullptr;
     std::vector<absl::string_view> passes;
@@ -604,7 +607,6 @@ ModuleResult FixChunk(const std::string& path, const InputChunk& chunk,
   ModuleResult found =
       ProcessChunk(path, chunk, buffer, check_options, true, false, err);
   if (found.parse_failed) return found;
-  std::vector<ShapeIndex> outputs;
   for (const Diagnostic& d : found.diagnostics) {
     if (d.severity != Severity::kError) continue;
     if (d.code != DiagCode::kE1200 || !d.output_index.has_value()) {
@@ -612,11 +614,9 @@ ModuleResult FixChunk(const std::string& path, const InputChunk& chunk,
       found.pass_failed = true;
       return found;
     }
-    if (std::find(outputs.begin(), outputs.end(), *d.output_index) ==
-        outputs.end()) {
-      outputs.push_back(*d.output_index);
-    }
   }
+  // Every faulty output, those past check's report cap included.
+  std::vector<ShapeIndex> outputs = std::move(found.faulty_entry_outputs);
   if (outputs.empty()) {
     // Nothing to fix: the module stays as it was written, comments and all.
     ModuleResult result;
