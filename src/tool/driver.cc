@@ -2,6 +2,7 @@
 #include "tool/driver.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,7 +72,63 @@ bool WriteAll(int fd, absl::string_view contents) {
   return true;
 }
 
+// The temporary file WriteFileAtomically is writing, for the handlers of
+// the signals that end a run from outside (Ctrl-C, kill, a closed terminal)
+// to remove before the process ends. Plain memory: a signal handler may read
+// it, and unlink is async-signal-safe.
+char pending_temporary[4096];
+volatile sig_atomic_t has_pending_temporary = 0;
+void (*before_rename_for_testing)() = nullptr;
+
+constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+void RemovePendingTemporaryAndReraise(int signal_number) {
+  if (has_pending_temporary) unlink(pending_temporary);
+  // Die of the signal as if it had not been caught (exit status, core).
+  struct sigaction restore {};
+  restore.sa_handler = SIG_DFL;
+  sigemptyset(&restore.sa_mask);
+  sigaction(signal_number, &restore, nullptr);
+  raise(signal_number);
+}
+
+// While alive: the temporary file `name` is removed if one of
+// kCleanupSignals ends the process; the previous handlers are restored after.
+class PendingTemporaryFile {
+ public:
+  explicit PendingTemporaryFile(const char* name) {
+    size_t n = std::min(std::strlen(name), sizeof(pending_temporary) - 1);
+    std::memcpy(pending_temporary, name, n);
+    pending_temporary[n] = '\0';
+    has_pending_temporary = 1;
+    struct sigaction action {};
+    action.sa_handler = RemovePendingTemporaryAndReraise;
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < std::size(kCleanupSignals); ++i) {
+      sigaction(kCleanupSignals[i], nullptr, &previous_[i]);
+      // A signal the caller ignores (nohup) stays ignored.
+      if (previous_[i].sa_handler == SIG_IGN) continue;
+      sigaction(kCleanupSignals[i], &action, nullptr);
+    }
+  }
+  ~PendingTemporaryFile() {
+    for (size_t i = 0; i < std::size(kCleanupSignals); ++i) {
+      sigaction(kCleanupSignals[i], &previous_[i], nullptr);
+    }
+    has_pending_temporary = 0;
+  }
+  PendingTemporaryFile(const PendingTemporaryFile&) = delete;
+  PendingTemporaryFile& operator=(const PendingTemporaryFile&) = delete;
+
+ private:
+  struct sigaction previous_[std::size(kCleanupSignals)];
+};
+
 }  // namespace
+
+void SetBeforeRenameHookForTesting(void (*hook)()) {
+  before_rename_for_testing = hook;
+}
 
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents) {
@@ -118,6 +175,7 @@ absl::Status WriteFileAtomically(const std::string& path,
         "cannot create a temporary file next to '", path, "': ",
         std::strerror(errno)));
   }
+  PendingTemporaryFile pending(name.data());
   auto fail = [&](absl::string_view what) {
     int saved = errno;
     close(fd);
@@ -147,6 +205,7 @@ absl::Status WriteFileAtomically(const std::string& path,
     return absl::InternalError(absl::StrCat("cannot close '", path, "': ",
                                             std::strerror(saved)));
   }
+  if (before_rename_for_testing != nullptr) before_rename_for_testing();
   if (rename(name.data(), target.c_str()) != 0) {
     int saved = errno;
     unlink(name.data());

@@ -42,9 +42,15 @@ void SetLeaveModulesAtExit(bool leave);
 // directory, fsync, rename over `path`, fsync of the directory. A symbolic
 // link is followed (the file it names is replaced, the link kept); the
 // permissions of a replaced file are kept. On error nothing at `path` is
-// changed and the temporary file is removed; a directory is refused.
+// changed and the temporary file is removed; a directory is refused. A run
+// ended by SIGINT, SIGTERM, SIGHUP or SIGQUIT while the file is written
+// removes the temporary file before it dies of the signal.
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents);
+
+// Tests only: `hook` runs in WriteFileAtomically just before the rename
+// (nullptr: none).
+void SetBeforeRenameHookForTesting(void (*hook)());
 
 // One module's text within an input file: the pieces of
 // --split-input-file (lines that are exactly `// -----`), with the number of

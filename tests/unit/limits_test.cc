@@ -5,8 +5,10 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -217,6 +219,35 @@ TEST_F(FilesTest, WriteFileAtomicallyFollowsSymlinks) {
   ASSERT_TRUE(WriteFileAtomically(link, "new").ok());
   EXPECT_TRUE(std::filesystem::is_symlink(link));
   EXPECT_EQ(Read(real), "new");
+}
+
+// Ctrl-C (or kill, or a closed terminal) while the temporary file is
+// written: the run dies of the signal and leaves neither the temporary file
+// nor a changed target. The child interrupts itself at the last moment,
+// just before the rename.
+TEST_F(FilesTest, WriteFileAtomicallyInterruptedLeavesNoTemporaryFile) {
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+    std::string path = (dir_ / "out.hlo").string();
+    { std::ofstream(path) << "old"; }
+    static int to_raise;
+    to_raise = signal_number;
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      SetBeforeRenameHookForTesting([] { raise(to_raise); });
+      (void)WriteFileAtomically(path, std::string(1 << 20, 'x'));
+      _exit(0);  // not reached: the signal ends the child
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "signal " << signal_number;
+    EXPECT_EQ(WTERMSIG(status), signal_number);
+    EXPECT_EQ(Read(path), "old");
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_),
+                            std::filesystem::directory_iterator()),
+              1)
+        << "a temporary file was left after signal " << signal_number;
+  }
 }
 
 TEST_F(FilesTest, WriteFileAtomicallyFailsWithoutTouchingAnything) {
