@@ -200,6 +200,44 @@ bool AnyArrayLeafInMemorySpace(const Shape& shape, int64_t memory_space) {
   return any;
 }
 
+std::string DescribeMemorySpace(const Shape& shape) {
+  std::vector<int64_t> spaces;
+  ShapeIndex scratch;
+  ForEachSubshape(
+      shape,
+      [&](const Shape& leaf, const ShapeIndex&) {
+        if (!leaf.IsArray()) return;
+        int64_t space = leaf.memory_space();
+        if (std::find(spaces.begin(), spaces.end(), space) == spaces.end()) {
+          spaces.push_back(space);
+        }
+      },
+      scratch);
+  if (spaces.size() > 1) {
+    std::sort(spaces.begin(), spaces.end());
+    std::string out = "memory spaces ";
+    for (size_t i = 0; i < spaces.size(); ++i) {
+      absl::StrAppend(&out, i ? ", " : "", "S(", spaces[i], ")");
+    }
+    return out;
+  }
+  return MemorySpaceName(spaces.empty() ? kDefaultMemorySpace : spaces.front());
+}
+
+std::string MemorySpaceName(int64_t space) {
+  switch (space) {
+    case kDefaultMemorySpace:
+      return "device memory";
+    case kHostMemorySpace:
+      return "host memory (S(5))";
+    case kUnpinnedHostMemorySpace:
+      return "unpinned host memory (S(6)), which HostOffloader does not count "
+             "as host memory";
+    default:
+      return absl::StrCat("memory space S(", space, ")");
+  }
+}
+
 bool Compatible(const Shape& a, const Shape& b) {
   if (a.element_type != b.element_type) return false;
   if (a.IsTuple()) {

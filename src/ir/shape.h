@@ -42,6 +42,9 @@ int64_t PrimitiveTypeBitWidth(PrimitiveType type);
 // Memory space numbers (xla/layout.h).
 inline constexpr int64_t kDefaultMemorySpace = 0;
 inline constexpr int64_t kHostMemorySpace = 5;
+// Unpinned host memory (jax memory_kind "unpinned_host"); HostOffloader
+// treats only kHostMemorySpace as host memory.
+inline constexpr int64_t kUnpinnedHostMemorySpace = 6;
 
 // One tile of a tiled layout, `T(8,128)`; a dimension of -1 prints as `*`.
 struct Tile {
@@ -143,6 +146,15 @@ bool AllArrayLeavesInMemorySpace(const Shape& shape, const ShapeIndex& index,
                                  int64_t memory_space);
 // True when at least one array leaf of `shape` is in `memory_space`.
 bool AnyArrayLeafInMemorySpace(const Shape& shape, int64_t memory_space);
+// A memory space number in words, for messages: "device memory" (0), "host
+// memory (S(5))", "unpinned host memory (S(6)), which HostOffloader does not
+// count as host memory", else "memory space S(n)".
+std::string MemorySpaceName(int64_t memory_space);
+// The memory space of the array leaves of `shape` in words, for messages:
+// "device memory", "host memory (S(5))", "unpinned host memory (S(6)), which
+// HostOffloader does not count as host memory", "memory space S(n)", or
+// "memory spaces S(a), S(b)" when the leaves differ.
+std::string DescribeMemorySpace(const Shape& shape);
 // Equal ignoring layouts (xla::ShapeUtil::Compatible).
 bool Compatible(const Shape& a, const Shape& b);
 // Equal including layouts but ignoring the memory space.

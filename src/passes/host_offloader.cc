@@ -526,8 +526,9 @@ void Offloader::ReportOutputError(const IAS& start, const IAS& root,
                        : absl::StrCat("entry output ",
                                       ShapeIndexToString(root.shape_index)),
                    declared ? absl::StrCat(", declared ", ShapeToString(*declared),
-                                           " (device memory) in "
-                                           "entry_computation_layout")
+                                           " (",
+                                           shape_util::DescribeMemorySpace(*declared),
+                                           ") in entry_computation_layout")
                             : std::string()),
       root.instruction->loc()});
   if (origin != nullptr) {

@@ -106,10 +106,7 @@ bool IsCopyOrBitcastHop(const Instruction* instr) {
                                        instr->shape()));
 }
 
-std::string MemorySpaceName(int64_t memory_space) {
-  return memory_space == kHostMemorySpace ? "host memory (S(5))"
-                                          : "device memory";
-}
+using shape_util::MemorySpaceName;
 
 // HO3013: offload annotations inside a manually partitioned region, the part
 // of a computation between SPMDFullToShardShape and SPMDShardToFullShape
