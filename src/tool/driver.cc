@@ -235,7 +235,8 @@ std::vector<InputChunk> SplitInput(absl::string_view text, bool split) {
     size_t end = text.find('\n', pos);
     if (end == absl::string_view::npos) end = text.size();
     absl::string_view current = text.substr(pos, end - pos);
-    if (!current.empty() && current.back() == '\r') current.remove_suffix(1);
+    // Trailing blanks (and a CR) after the marker are allowed.
+    current = absl::StripTrailingAsciiWhitespace(current);
     if (current == "// -----") {
       chunks.push_back({text.substr(start, pos - start), start_line});
       start = end + 1;
@@ -246,7 +247,18 @@ std::vector<InputChunk> SplitInput(absl::string_view text, bool split) {
     pos = end + 1;
   }
   if (start <= text.size()) {
-    chunks.push_back({text.substr(std::min(start, text.size())), start_line});
+    absl::string_view rest = text.substr(std::min(start, text.size()));
+    // After a last marker, nothing but blank lines and comments starts no
+    // module (a file that ends with `// -----`).
+    bool empty = true;
+    for (absl::string_view l : absl::StrSplit(rest, '\n')) {
+      l = absl::StripAsciiWhitespace(l);
+      if (!l.empty() && !absl::StartsWith(l, "//")) {
+        empty = false;
+        break;
+      }
+    }
+    if (!empty || chunks.empty()) chunks.push_back({rest, start_line});
   }
   return chunks;
 }
