@@ -946,12 +946,19 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
     options = &opt_opts;
     run_passes = true;
     print = true;
+    size_t named = 0;
     for (absl::string_view p : absl::StrSplit(opt_opts.passes, ',', absl::SkipEmpty())) {
       if (FindPass(p) == nullptr) {
         err << "hlo-offload: error: unknown pass '" << p
             << "' (see --list-passes)\n";
         return static_cast<int>(ExitCode::kUsage);
       }
+      ++named;
+    }
+    if (opt->count("--passes") > 0 && named == 0) {
+      // `--passes=,` would otherwise run nothing and say nothing.
+      err << "hlo-offload: error: --passes names no pass (see --list-passes)\n";
+      return static_cast<int>(ExitCode::kUsage);
     }
   } else if (fmt->parsed()) {
     options = &fmt_opts;
