@@ -919,7 +919,7 @@ absl::StatusOr<Shape*> Parser::ParseSharedShape() {
 }
 
 absl::StatusOr<Shape> Parser::ParseShapeAt(int depth) {
-  if (depth >= kMaxDepth) {
+  if (depth > kMaxDepth) {  // depth: the tuples around this shape
     return Error(absl::StrCat("shape nesting deeper than ", kMaxDepth));
   }
   if (auto s = SkipSpace(); !s.ok()) return s;

@@ -231,7 +231,7 @@ def built_cases(rng):
     # Nesting just inside the limit (512) goes through the whole pipeline:
     # every recursion over shapes (printer, layouts, comparisons) at full depth.
     limit = 512
-    at_limit = b"(" * (limit - 1) + b"f32[8]{0}" + b")" * (limit - 1)
+    at_limit = b"(" * limit + b"f32[8]{0}" + b")" * limit
     cases.append(("nesting-at-limit", module(
         b"ENTRY e {\n  p = " + at_limit + b" parameter(0)\n"
         b"  h = " + at_limit + b" custom-call(p), custom_call_target=\"MoveToHost\"\n"

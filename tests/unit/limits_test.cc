@@ -44,8 +44,9 @@ std::string EntryWithRoot(const std::string& root) {
 }
 
 TEST(LimitsTest, TupleShapeNestingUpToTheLimit) {
+  // 512 tuples around an array, as a literal may have 512 braces.
   int depth = kMaxNestingDepth;
-  std::string shape = Repeat("(", depth - 1) + "f32[]" + Repeat(")", depth - 1);
+  std::string shape = Repeat("(", depth) + "f32[]" + Repeat(")", depth);
   EXPECT_TRUE(ParseHloModule(EntryWithRoot("p = " + shape + " parameter(0)")).ok());
   shape = "(" + shape + ")";
   std::string error = ParseError(EntryWithRoot("p = " + shape + " parameter(0)"));
