@@ -400,7 +400,9 @@ bool LooksLikeHloText(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::string line;
   for (int lines = 0; lines < 10000 && std::getline(in, line); ++lines) {
-    absl::string_view text = absl::StripAsciiWhitespace(line);
+    absl::string_view text = line;
+    if (lines == 0) absl::ConsumePrefix(&text, "\xEF\xBB\xBF");  // as SplitInput
+    text = absl::StripAsciiWhitespace(text);
     if (text.empty() || absl::StartsWith(text, "//")) continue;
     return absl::StartsWith(text, "HloModule") || absl::StartsWith(text, "ENTRY");
   }
@@ -422,6 +424,11 @@ absl::StatusOr<std::vector<std::string>> ExpandInputs(
         std::string ext = it->path().extension().string();
         if (it->is_regular_file(type_ec) &&
             (ext == ".hlo" || (ext == ".txt" && LooksLikeHloText(it->path())))) {
+          found.push_back(it->path().string());
+        } else if (ext == ".hlo" && it->is_symlink(type_ec) &&
+                   !it->exists(type_ec)) {
+          // A *.hlo link to nothing is an input that cannot be read, not
+          // one to skip without a word.
           found.push_back(it->path().string());
         }
       }
