@@ -1157,7 +1157,11 @@ void LintOutput(const Module& module, const LintInputFacts& facts,
       out.push_back(std::move(d));
     }
   }
-  if (facts.asks_for_host_memory && !any_host) {
+  // Unless a lint of the input already said why this request has no effect.
+  bool explained = std::any_of(out.begin(), out.end(), [&](const Diagnostic& d) {
+    return d.code == DiagCode::kHO3004 && d.instruction == facts.first_request;
+  });
+  if (facts.asks_for_host_memory && !any_host && !explained) {
     Diagnostic d;
     d.code = DiagCode::kHO3004;
     d.severity = Severity::kWarning;
