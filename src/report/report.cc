@@ -792,16 +792,17 @@ bool Report::HasOffloading() const {
 
 std::string Report::Verdict() const {
   if (!HasOffloading()) {
-    std::string verdict =
-        "no offloading: nothing is moved to host memory (no MoveToHost or "
-        "annotate_device_placement to a host memory kind, no host-memory "
-        "entry parameter or output, no host compute); every tensor stays in "
-        "device memory";
     if (!pipeline.ok) {
-      absl::StrAppend(&verdict, "; the pipeline fails: ",
-                      DiagCodeString(pipeline.errors.front().code));
+      // The pipeline stopped before anything was offloaded; what the module
+      // asks for is unknown, not absent.
+      const Diagnostic& error = pipeline.errors.front();
+      return absl::StrCat("the pipeline fails before anything is offloaded: ",
+                          DiagCodeString(error.code), ": ", error.message);
     }
-    return verdict;
+    return "no offloading: nothing is moved to host memory (no MoveToHost or "
+           "annotate_device_placement to a host memory kind, no host-memory "
+           "entry parameter or output, no host compute); every tensor stays "
+           "in device memory";
   }
   int64_t to_device = 0, host_compute = 0, outputs = 0, custom_calls = 0;
   int64_t bytes = 0;
@@ -965,7 +966,11 @@ absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
     report.host_intermediates =
         IntermediateHostBuffers(*module, call_graph, walker.HostLeaves());
   }
-  if (report.pipeline.ok) {
+  if (!report.pipeline.ok) {
+    // Stopped before the HostOffloader: it inserted no copies.
+    report.copies_inserted_per_step = 0;
+    report.copies_inserted_bytes_per_step = 0;
+  } else {
     OffloadOptions offload = options.offload;
     offload.report_all_output_errors = true;
     offload.apply_failing_walks = true;
