@@ -46,6 +46,22 @@ TEST(ParseByteSizeTest, RejectsWhatIsNotASize) {
   EXPECT_TRUE(ParseByteSize("8388607TiB").ok());
 }
 
+TEST(ParseByteSizeTest, WholeNumbersAreExactUpToTheLargest) {
+  EXPECT_EQ(Parsed("9223372036854775807"), INT64_MAX);  // 2^63-1
+  EXPECT_EQ(Parsed("9007199254740993"), int64_t{9007199254740993});  // 2^53+1
+  for (const char* text : {"9223372036854775808", "99999999999999999999999"}) {
+    auto bytes = ParseByteSize(text);
+    ASSERT_FALSE(bytes.ok()) << text;
+    EXPECT_EQ(bytes.status().code(), absl::StatusCode::kOutOfRange) << text;
+  }
+}
+
+TEST(ParseByteSizeTest, BlanksAroundAreIgnored) {
+  EXPECT_EQ(Parsed(" 1K"), 1024);
+  EXPECT_EQ(Parsed("1K "), 1024);
+  EXPECT_EQ(Parsed("1 K"), 1024);
+}
+
 TEST(BytesToStringTest, BinaryUnitsFourDigits) {
   EXPECT_EQ(shape_util::BytesToString(0), "0 B");
   EXPECT_EQ(shape_util::BytesToString(1023), "1023 B");
