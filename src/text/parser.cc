@@ -758,6 +758,10 @@ class Parser {
     bool needs_cycle_check = false;
     bool saw_root = false;
     size_t start = 0;  // offset of the computation's header
+    // The result shape of the header's signature `(p: T, ...) -> R`, and
+    // where R starts; checked against the root as XLA's parser does.
+    std::optional<Shape> signature_result;
+    size_t signature_result_pos = 0;
   };
   BodyState* body_ = nullptr;
 
@@ -1871,7 +1875,8 @@ absl::Status Parser::ParseComputationHead(Module& module, BodyState& body) {
     return ErrorAt(start, absl::StrCat("duplicate computation name '", *name,
                                        "'"));
   }
-  // Optional signature: (p: T, ...) -> R. Informational only.
+  // Optional signature: (p: T, ...) -> R. R must agree with the root
+  // (FinishBody); the parameters are not checked.
   if (Next('(')) {
     int depth = 0;
     while (pos_ < text_.size()) {
@@ -1892,8 +1897,11 @@ absl::Status Parser::ParseComputationHead(Module& module, BodyState& body) {
       return Error("expected '->' after the computation's parameters");
     }
     pos_ += 2;
+    if (auto s = SkipSpace(); !s.ok()) return s;
+    body.signature_result_pos = pos_;
     auto result = ParseShapeAt(0);
     if (!result.ok()) return result.status();
+    body.signature_result = std::move(*result);
   }
   if (!error_.ok()) return error_;
   if (auto s = Expect('{', "'{' starting the computation body"); !s.ok()) {
@@ -2084,6 +2092,16 @@ absl::Status Parser::FinishBody(BodyState& body,
   // earlier instruction: no cycle is possible.
   if (needs_cycle_check) {
     if (auto s = CheckCycles(*raw); !s.ok()) return s;
+  }
+  if (body.signature_result.has_value() &&
+      !shape_util::Compatible(raw->root_->shape(), *body.signature_result)) {
+    return ErrorAt(
+        body.signature_result_pos,
+        absl::StrCat("Shape of computation ", raw->name_, ", ",
+                     ShapeToString(*body.signature_result, false),
+                     ", is not compatible with that of its root instruction ",
+                     raw->root_->name(), ", ",
+                     ShapeToString(raw->root_->shape(), false)));
   }
   return absl::OkStatus();
 }
