@@ -514,6 +514,9 @@ bool Instruction::AddFrontendAttribute(absl::string_view key,
         Attribute::Named("frontend_attributes", AttrKind::kFrontendAttributes));
   }
   r.frontend.emplace_back(std::string(key), absl::StrCat("\"", value, "\""));
+  // XLA prints frontend attributes sorted by key once it has rebuilt them.
+  std::sort(r.frontend.begin(), r.frontend.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   flags_ |= kFrontendModified;
   return true;
 }
