@@ -538,7 +538,8 @@ void LintNestedHostStack(const Module& module, const CallGraph& call_graph,
 // HO3014 notes listed one by one before the rest are summed up in one.
 constexpr int64_t kMaxRoundTripNotes = 20;
 
-LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out) {
+LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out,
+                         const LintOptions& options) {
   LintInputFacts facts;
   int64_t round_trips = 0;
   int64_t unlisted_round_trip_bytes = 0;
@@ -665,7 +666,11 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out) {
                 instr));
           }
         }
-        if (instr->IsRoot() && comp.get() == entry && !HasHostLeaf(layout.result)) {
+        bool layout_fixed_by_xla = options.fix_entry_layout_unless_customized &&
+                                   layout.result.IsArray() &&
+                                   !layout.result.layout.HasCustomization();
+        if (instr->IsRoot() && comp.get() == entry && !HasHostLeaf(layout.result) &&
+            !layout_fixed_by_xla) {
           Diagnostic d = Lint(
               DiagCode::kHO3004,
               absl::StrCat("the root value \"", instr->name(),

@@ -46,6 +46,10 @@ struct LintOptions {
   // HO3012: the pinned host memory the target can give one program, in
   // bytes; unset: not checked.
   std::optional<int64_t> pinned_host_budget;
+  // --fix-entry-layout-unless-customized: XLA V4 declares a root value moved
+  // to host in host memory itself unless the layout is customized, so
+  // HO3004 does not warn about that layout.
+  bool fix_entry_layout_unless_customized = false;
 };
 
 // A conditional's branch that passes at least this many bytes through
@@ -57,7 +61,8 @@ inline constexpr int64_t kLargePassThroughBytes = int64_t{16} << 20;
 // output), HO3008 (leaked S(5)), HO3013 (annotations in a manually
 // partitioned region), HO3014 (host round trip). Appends to `out`; returns
 // facts for LintOutput. Linear in the module size.
-LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out);
+LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out,
+                         const LintOptions& options = {});
 
 // HO3001, HO3002, HO3003, HO3004 (nothing ended on host), HO3005, HO3007,
 // HO3009 (nested host stacks), HO3010 (pipelined host writes), HO3011 (large

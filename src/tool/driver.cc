@@ -527,7 +527,12 @@ ModuleResult ProcessChunk(const std::string& path, const InputChunk& chunk,
   std::vector<Diagnostic> lints;
   LintInputFacts facts;
   bool lint = run_passes && !options.no_lints && options.passes.empty();
-  if (lint) facts = LintInput(**module, lints);
+  if (lint) {
+    LintOptions lint_options = options.lint;
+    lint_options.fix_entry_layout_unless_customized =
+        options.offload.fix_entry_layout_unless_customized;
+    facts = LintInput(**module, lints, lint_options);
+  }
   if (run_passes) {
     DiagnosticSink sink;
     PassContext context;
