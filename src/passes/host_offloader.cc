@@ -1030,6 +1030,10 @@ absl::Status Offloader::CreateAllocateBufferForDynamicUpdateSlice(
   };
   std::deque<Item> queue = {{{dus, {}}, {nullptr, {}}}};
   absl::flat_hash_set<IAS> seen = {{dus, {}}};
+  // As XLA's: a broadcast ends its own branch of the search, not the search;
+  // every branch (each operand of a conditional, each call site) gets its
+  // AllocateBuffer, and a device entry parameter met later is still an error.
+  bool found_broadcast = false;
   while (!queue.empty()) {
     Item item = queue.front();
     queue.pop_front();
@@ -1203,9 +1207,13 @@ absl::Status Offloader::CreateAllocateBufferForDynamicUpdateSlice(
                               " has no remaining users; removing."));
         producer->parent()->RemoveInstructionAndUnusedOperands(producer);
       }
-      return absl::OkStatus();
+      found_broadcast = true;
+      // A matched copy was replaced by the AllocateBuffer: it has no other
+      // predecessor to look at.
+      if (matched_copy) break;
     }
   }
+  if (found_broadcast) return absl::OkStatus();
   return Fail(DiagCode::kHO1002,
               absl::StrCat("DynamicUpdateSlice \"", dus->name(),
                            "\"'s first operand is not the result of a "
