@@ -1273,7 +1273,18 @@ absl::StatusOr<bool> Offloader::RemoveMoveToDevices() {
 
 // True when `value` is (a forwarding view of) a parameter of `comp`: the
 // buffer-sharing question that XLA answers with HloAliasAnalysis.
-bool SharesBufferWithParameter(const Instruction* value) {
+// Whether the buffer of `value` (an array) is one of the computation's
+// parameter buffers, as XLA's HloAliasAnalysis decides for
+// ApplySchedulingFix: the value comes from a parameter (through
+// get-tuple-element, bitcast, tuple, opt-barrier, or the buffer an in-place
+// dynamic-update-slice writes into), or, in a while body, the value is also
+// carried to the next iteration (it reaches the root, whose buffer is the
+// parameter's). Mirrors host_offloader.cc HostOffloader::ApplySchedulingFix
+// (uses_parameter_buffer) without building the module-wide analysis; a
+// buffer that reaches the parameter only through the result of a call or a
+// conditional is not followed.
+bool SharesBufferWithParameter(const Instruction* value, bool in_while_body) {
+  // Back to the instruction that defines the buffer.
   ShapeIndex index;
   while (true) {
     switch (value->opcode()) {
@@ -1284,17 +1295,65 @@ bool SharesBufferWithParameter(const Instruction* value) {
         value = value->operand(0);
         continue;
       case HloOpcode::kBitcast:
+      case HloOpcode::kOptimizationBarrier:
         value = value->operand(0);
         continue;
+      case HloOpcode::kDynamicUpdateSlice:
+        if (!index.empty()) break;
+        value = value->operand(0);  // written in place
+        continue;
       case HloOpcode::kTuple:
-        if (index.empty()) return false;
+        if (index.empty()) break;
         value = value->operand(index.front());
         index.erase(index.begin());
         continue;
       default:
-        return false;
+        break;
+    }
+    break;
+  }
+  if (!in_while_body) return false;
+  // Forward: every place the buffer is passed on to unchanged; at the root
+  // of a while body it is the parameter's buffer.
+  const Instruction* root = value->parent()->root();
+  std::vector<std::pair<const Instruction*, ShapeIndex>> work = {{value, index}};
+  absl::flat_hash_set<std::pair<const Instruction*, ShapeIndex>> seen = {
+      {value, index}};
+  auto push = [&](const Instruction* instr, ShapeIndex at) {
+    if (seen.insert({instr, at}).second) work.push_back({instr, std::move(at)});
+  };
+  while (!work.empty()) {
+    auto [instr, at] = std::move(work.back());
+    work.pop_back();
+    if (instr == root) return true;
+    for (const Instruction* user : instr->users()) {
+      switch (user->opcode()) {
+        case HloOpcode::kTuple:
+          for (int64_t i : user->OperandIndices(instr)) {
+            ShapeIndex inner = at;
+            inner.insert(inner.begin(), i);
+            push(user, std::move(inner));
+          }
+          break;
+        case HloOpcode::kBitcast:
+        case HloOpcode::kOptimizationBarrier:
+        case HloOpcode::kWhile:  // its operand's buffer is the loop's
+          push(user, at);
+          break;
+        case HloOpcode::kGetTupleElement:
+          if (!at.empty() && at.front() == user->tuple_index()) {
+            push(user, ShapeIndex(at.begin() + 1, at.end()));
+          }
+          break;
+        case HloOpcode::kDynamicUpdateSlice:
+          if (at.empty() && user->operand(0) == instr) push(user, at);
+          break;
+        default:
+          break;
+      }
     }
   }
+  return false;
 }
 
 bool Offloader::ApplySchedulingFix() {
@@ -1303,11 +1362,16 @@ bool Offloader::ApplySchedulingFix() {
     if (comp.get() == module_.entry()) continue;
     // Only a DUS this pass put in host memory qualifies.
     if (!comps_with_host_dus_.contains(comp.get())) continue;
+    bool in_while_body = false;
+    for (const Instruction* caller : call_graph_.CallersOf(comp.get())) {
+      in_while_body |= caller->opcode() == HloOpcode::kWhile &&
+                       caller->while_body() == comp.get();
+    }
     for (Instruction* instr : comp->MakeInstructionPostOrder()) {
       if (instr->opcode() != HloOpcode::kDynamicUpdateSlice) continue;
       if (instr->shape().memory_space() != kHostMemorySpace) continue;
       Instruction* update = instr->operand(1);
-      if (!SharesBufferWithParameter(update)) continue;
+      if (!SharesBufferWithParameter(update, in_while_body)) continue;
       Instruction* copy =
           comp->AddInstruction(HloOpcode::kCopy, update->shape(), {update}, "copy");
       instr->ReplaceOperandWith(1, copy);
