@@ -657,6 +657,26 @@ void Instruction::ReplaceOperandWith(int64_t index, Instruction* new_operand) {
   new_operand->AddUser(this);
 }
 
+void Instruction::ReplaceOperandsWith(
+    const absl::flat_hash_map<const Instruction*, Instruction*>& replacement) {
+  std::vector<Instruction*> old_operands;
+  std::vector<Instruction*> new_operands;
+  for (uint32_t i = 0; i < operand_count_; ++i) {
+    auto it = replacement.find(operands_[i]);
+    if (it == replacement.end() || it->second == operands_[i]) continue;
+    old_operands.push_back(operands_[i]);
+    new_operands.push_back(it->second);
+    operands_[i] = it->second;
+  }
+  if (old_operands.empty()) return;
+  absl::flat_hash_set<const Instruction*> still(operands_,
+                                                operands_ + operand_count_);
+  for (Instruction* old : old_operands) {
+    if (!still.contains(old)) old->RemoveUser(this);  // repeats are no-ops
+  }
+  for (Instruction* added : new_operands) added->AddUser(this);
+}
+
 void Instruction::ReplaceUseWith(Instruction* user, Instruction* other) {
   if (other == this) return;
   for (int64_t i = 0; i < user->operand_count(); ++i) {

@@ -227,6 +227,7 @@ class Instruction {
   bool AddFrontendAttribute(absl::string_view key, absl::string_view value);
 
   inline absl::Span<Instruction* const> control_predecessors() const;
+  inline absl::Span<Instruction* const> control_successors() const;
 
   // Every attribute in print order.
   absl::Span<const Attribute> attributes() const {
@@ -240,6 +241,10 @@ class Instruction {
   // Replaces every use of this instruction (operands of users, and the root
   // of the parent computation) with `other`.
   void ReplaceAllUsesWith(Instruction* other);
+  // Replaces every operand that `replacement` maps by what it maps to, in
+  // one pass over the operands (linear, however many are replaced).
+  void ReplaceOperandsWith(
+      const absl::flat_hash_map<const Instruction*, Instruction*>& replacement);
   // Replaces the uses of this instruction by `user` only.
   void ReplaceUseWith(Instruction* user, Instruction* other);
   void set_custom_call_target(absl::string_view target);
@@ -390,6 +395,10 @@ inline absl::Span<Instruction* const> Instruction::control_predecessors()
     const {
   if (rare_ == nullptr) return {};
   return rare_->control_predecessors;
+}
+inline absl::Span<Instruction* const> Instruction::control_successors() const {
+  if (rare_ == nullptr) return {};
+  return rare_->control_successors;
 }
 
 // Destroys an arena-allocated instruction (its memory stays in the arena).
