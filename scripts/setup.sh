@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build python3
-  libabsl-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+  libabsl-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   llvm-14-tools jq
   graphviz chromium fonts-dejavu-core

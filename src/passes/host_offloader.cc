@@ -119,8 +119,6 @@ class Offloader {
   // XLA's RemoveHostMemorySpaceFromAllShapes, in the same scan that finds
   // fusion computations, host async calls, MoveToHosts and MoveToDevices.
   bool ScanAndRemoveHostMemorySpace();
-  // Computations that hold a MoveToHost or call one that does.
-  absl::flat_hash_set<const Computation*> ComputationsReachingMoveToHost();
   absl::StatusOr<bool> HandleRedundantCopiesBackToHost(Instruction* start);
   absl::StatusOr<bool> HandleMoveToHostCustomCall(Instruction* mth);
   absl::StatusOr<std::vector<IAS>> GetStartingInstructions(Instruction* mth);
@@ -179,7 +177,6 @@ class Offloader {
   absl::flat_hash_set<ShapeIndex> faulty_outputs_seen_;  // faulty_entry_outputs
   // Found by the one scan of the module at the start of Run.
   absl::flat_hash_set<const Computation*> fused_;
-  absl::flat_hash_set<const Computation*> comps_with_move_to_host_;
   absl::flat_hash_set<const Computation*> comps_with_move_to_device_;
   std::vector<Instruction*> host_async_starts_;
   // SetMemorySpace's results: (shape, index, memory space) -> the shared
@@ -281,7 +278,6 @@ bool Offloader::ScanAndRemoveHostMemorySpace() {
       if (instr->opcode() == HloOpcode::kFusion) {
         for (Computation* c : instr->called_computations()) fused_.insert(c);
       } else if (IsMoveToHost(instr)) {
-        comps_with_move_to_host_.insert(comp.get());
         NoteAnnotationOperands(instr);
       } else if (IsMoveToDevice(instr)) {
         comps_with_move_to_device_.insert(comp.get());
@@ -1481,22 +1477,6 @@ absl::StatusOr<bool> Offloader::HandleRedundantCopiesBackToHost(
     SetMemorySpace(wrapped->root(), output, kHostMemorySpace);
   }
   return changed;
-}
-
-absl::flat_hash_set<const Computation*>
-Offloader::ComputationsReachingMoveToHost() {
-  absl::flat_hash_set<const Computation*> reaching;
-  std::vector<const Computation*> worklist(comps_with_move_to_host_.begin(),
-                                           comps_with_move_to_host_.end());
-  while (!worklist.empty()) {
-    const Computation* comp = worklist.back();
-    worklist.pop_back();
-    if (!reaching.insert(comp).second) continue;
-    for (Instruction* caller : call_graph_.CallersOf(comp)) {
-      worklist.push_back(caller->parent());
-    }
-  }
-  return reaching;
 }
 
 absl::StatusOr<bool> Offloader::Run() {

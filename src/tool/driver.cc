@@ -856,8 +856,11 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
                   "write the module here (atomically) instead of stdout");
   opt->add_flag("--split-input-file", opt_opts.split_input_file,
                 "treat lines '// -----' as module separators");
+  opt->add_flag("--no-lints", opt_opts.no_lints,
+                "report only what XLA's passes report (no HO3xxx lints)");
   AddOffloadFlags(opt, opt_opts);
-  opt->add_option("FILE", opt_opts.inputs, "HLO text file or -")
+  opt->add_option("FILE", opt_opts.inputs,
+                  "HLO text file, a directory of them, or -")
       ->required()
       ->expected(1);
 
@@ -867,7 +870,7 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
                   "write the module here (atomically) instead of stdout");
   fmt->add_flag("--split-input-file", fmt_opts.split_input_file,
                 "treat lines '// -----' as module separators");
-  fmt->add_option("FILE", fmt_opts.inputs, "HLO text file or -")
+  fmt->add_option("FILE", fmt_opts.inputs, "HLO text file, a directory of them, or -")
       ->required()
       ->expected(1);
 
@@ -888,7 +891,7 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
   fix->add_flag("--split-input-file", fix_opts.split_input_file,
                 "treat lines '// -----' as module separators");
   AddOffloadFlags(fix, fix_opts);
-  fix->add_option("FILE", fix_opts.inputs, "HLO text file or -")
+  fix->add_option("FILE", fix_opts.inputs, "HLO text file, a directory of them, or -")
       ->required()
       ->expected(1);
 
@@ -899,6 +902,21 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
 
   ReportCommandOptions report_opts;
   CLI::App* report = AddReportSubcommand(app, report_opts);
+
+  // Each subcommand's help ends with its own exit statuses; the pass list
+  // only where passes are chosen.
+  std::string passes_footer = footer.substr(0, footer.find("\nExit status:"));
+  check->footer("\nExit status: 0 no error (warnings allowed), 1 an error "
+                "diagnosed in the input, 2 usage, I/O or parse error.");
+  opt->footer(passes_footer +
+              "\nExit status: 0 ok, 1 an error diagnosed in the input (nothing "
+              "is printed), 2 usage, I/O or parse error.");
+  fmt->footer("\nExit status: 0 ok, 2 usage, I/O or parse error.");
+  fix->footer("\nExit status: 0 fixed (or nothing to fix), 1 could not fix, 2 "
+              "usage, I/O or parse error.");
+  explain->footer("\nExit status: 0 ok, 2 unknown code.");
+  report->footer("\nExit status: 0 reported (a failing pipeline is part of the "
+                 "report), 2 usage, I/O or parse error.");
 
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());

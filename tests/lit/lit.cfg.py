@@ -1,7 +1,8 @@
 # lit configuration for hlo-offload's own tests: every .hlo (and .test) file is a
 # test. RUN lines find hlo-offload (HLOFF_BIN), FileCheck, not and jq on PATH;
 # %shared expands to the shared corpus folder, %examples to examples/,
-# %hloff_bindir to the folder of the hlo-offload binary. Features: `graphviz`
+# %hloff_bindir to the folder of the hlo-offload binary. Features:
+# `shared-corpus` when %shared holds the corpus, `graphviz`
 # when `dot` is on PATH, `chromium` when Debian's chromium is (both come from
 # scripts/setup.sh).
 import os
@@ -21,6 +22,12 @@ if not binary:
 repo = os.path.dirname(os.path.dirname(config.test_source_root))
 shared = os.environ.get("HLOFF_SHARED_DIR") or os.path.join(os.path.dirname(repo), "shared")
 config.substitutions.append(("%shared", shared))
+# Tests that read the shared corpus REQUIRE this; without the folder they are
+# reported UNSUPPORTED, not failed (CI always has it).
+if os.path.isdir(os.path.join(shared, "corpus")):
+    config.available_features.add("shared-corpus")
+elif os.environ.get("CI"):
+    lit_config.fatal("the shared corpus is missing: " + shared)
 config.substitutions.append(("%examples", os.path.join(repo, "examples")))
 config.environment["PATH"] = os.pathsep.join(
     [os.path.dirname(os.path.abspath(binary)), "/usr/lib/llvm-14/bin", os.environ.get("PATH", "")])
