@@ -53,7 +53,8 @@ bool HasSideEffectNoRecurse(const Instruction* instr) {
 }
 
 // Whether a computation (or one it calls) has a side-effecting instruction;
-// memoized, as called computations are shared.
+// memoized, as called computations are shared. Callees are visited with an
+// explicit stack: a chain of 10^4 calls must not exhaust the native one.
 class SideEffects {
  public:
   bool Of(const Instruction* instr) {
@@ -65,19 +66,41 @@ class SideEffects {
   }
 
  private:
-  bool Of(const Computation* comp) {
-    auto [it, inserted] = memo_.try_emplace(comp, false);
-    if (!inserted) return it->second;
-    // Recursive computations are rejected by the parser, so this ends.
-    bool any = false;
-    for (const auto& instr : comp->raw_instructions()) {
-      if (!instr->IsDead() && Of(instr.get())) {
-        any = true;
-        break;
+  bool Of(const Computation* root) {
+    if (auto it = memo_.find(root); it != memo_.end()) return it->second;
+    // (computation, callees pushed); a computation is decided once all its
+    // callees are (the parser rejects recursive computations).
+    std::vector<std::pair<const Computation*, bool>> stack = {{root, false}};
+    while (!stack.empty()) {
+      auto [comp, expanded] = stack.back();
+      if (memo_.contains(comp)) {
+        stack.pop_back();
+        continue;
       }
+      if (!expanded) {
+        stack.back().second = true;
+        for (const auto& instr : comp->raw_instructions()) {
+          if (instr->IsDead()) continue;
+          for (const Computation* c : instr->called_computations()) {
+            if (!memo_.contains(c)) stack.push_back({c, false});
+          }
+        }
+        continue;
+      }
+      stack.pop_back();
+      bool any = false;
+      for (const auto& instr : comp->raw_instructions()) {
+        if (instr->IsDead()) continue;
+        if (HasSideEffectNoRecurse(instr.get())) any = true;
+        for (const Computation* c : instr->called_computations()) {
+          auto it = memo_.find(c);
+          if (it != memo_.end() && it->second) any = true;
+        }
+        if (any) break;
+      }
+      memo_[comp] = any;
     }
-    memo_[comp] = any;
-    return any;
+    return memo_.at(root);
   }
   absl::flat_hash_map<const Computation*, bool> memo_;
 };
