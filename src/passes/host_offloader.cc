@@ -229,12 +229,9 @@ void Offloader::SetMemorySpace(Instruction* instr, const ShapeIndex& index,
   // width.
   if (!index.empty() && (instr->owns_shape() ||
                          instr->shape().tuple_shapes.size() > kWideTuple)) {
+    // (Not a dynamic-update-slice, whose shape is an array.)
     Shape* sub = shape_util::TryGetMutableSubshape(*instr->mutable_shape(), index);
     if (shape_util::SetMemorySpaceOfLeaves(*sub, memory_space)) changed_ = true;
-    if (instr->opcode() == HloOpcode::kDynamicUpdateSlice &&
-        memory_space == kHostMemorySpace) {
-      comps_with_host_dus_.insert(instr->parent());
-    }
     return;
   }
   // A new shape shared with the instructions that end up alike (the whole
@@ -1267,8 +1264,6 @@ absl::StatusOr<bool> Offloader::RemoveMoveToDevices() {
   return changed;
 }
 
-// True when `value` is (a forwarding view of) a parameter of `comp`: the
-// buffer-sharing question that XLA answers with HloAliasAnalysis.
 // Whether the buffer of `value` (an array) is one of the computation's
 // parameter buffers, as XLA's HloAliasAnalysis decides for
 // ApplySchedulingFix: the value comes from a parameter (through
