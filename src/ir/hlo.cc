@@ -482,7 +482,13 @@ std::optional<std::string> Instruction::GetFrontendAttribute(
     return std::string(v);
   };
   if (rare_ == nullptr || !rare_->frontend_parsed) {
-    // Read from the text without keeping the pairs.
+    // Read from the text without keeping the pairs. Most instructions have
+    // none: a look at the attribute kinds settles it (no name compares).
+    bool has = false;
+    for (const Attribute& a : attributes()) {
+      has |= a.kind() == AttrKind::kFrontendAttributes;
+    }
+    if (!has) return std::nullopt;
     auto raw = FindRawAttribute("frontend_attributes");
     if (!raw) return std::nullopt;
     std::optional<std::string> found;
@@ -954,13 +960,18 @@ void Computation::Sweep() {
 }
 
 std::string ForwardedShapeMismatch(const Instruction& instr) {
+  // `what` names the receiving side; it is only built for a mismatch (this
+  // runs on every instruction after every pass).
   auto differ = [](const Shape& declared, const Shape& forwarded,
-                   absl::string_view what) -> std::string {
-    if (shape_util::Compatible(declared, forwarded)) return "";
-    return absl::StrCat(what, " has shape ", ShapeToString(declared, false),
+                   auto&& what) -> std::string {
+    if (&declared == &forwarded || shape_util::Compatible(declared, forwarded)) {
+      return "";
+    }
+    return absl::StrCat(what(), " has shape ", ShapeToString(declared, false),
                         " but ", ShapeToString(forwarded, false),
                         " is passed to it");
   };
+  auto text = [](absl::string_view t) { return [t] { return t; }; };
   const Shape& shape = instr.shape();
   const auto& operands = instr.operands();
   switch (instr.opcode()) {
@@ -972,7 +983,7 @@ std::string ForwardedShapeMismatch(const Instruction& instr) {
                             " of a value without it");
       }
       return differ(shape, operands[0]->shape().tuple_shapes[index],
-                    absl::StrCat("get-tuple-element of element ", index));
+                    [&] { return absl::StrCat("get-tuple-element of element ", index); });
     }
     case HloOpcode::kTuple: {
       if (!shape.IsTuple() || shape.tuple_shapes.size() != operands.size()) {
@@ -981,7 +992,7 @@ std::string ForwardedShapeMismatch(const Instruction& instr) {
       }
       for (size_t i = 0; i < operands.size(); ++i) {
         std::string m = differ(shape.tuple_shapes[i], operands[i]->shape(),
-                               absl::StrCat("tuple element ", i));
+                               [&] { return absl::StrCat("tuple element ", i); });
         if (!m.empty()) return m;
       }
       return "";
@@ -990,7 +1001,7 @@ std::string ForwardedShapeMismatch(const Instruction& instr) {
     case HloOpcode::kOptimizationBarrier:
     case HloOpcode::kDynamicUpdateSlice:
       if (operands.empty()) return "";
-      return differ(shape, operands[0]->shape(), instr.opcode_spelling());
+      return differ(shape, operands[0]->shape(), text(instr.opcode_spelling()));
     case HloOpcode::kWhile: {
       const Computation* body = instr.while_body();
       const Computation* cond = instr.while_condition();
@@ -999,12 +1010,12 @@ std::string ForwardedShapeMismatch(const Instruction& instr) {
         return "while without one operand, or a body and a condition of one "
                "parameter each";
       }
-      std::string m = differ(shape, operands[0]->shape(), "while");
-      if (m.empty()) m = differ(body->parameter(0)->shape(), shape, "the body parameter");
+      std::string m = differ(shape, operands[0]->shape(), text("while"));
+      if (m.empty()) m = differ(body->parameter(0)->shape(), shape, text("the body parameter"));
       if (m.empty()) {
-        m = differ(cond->parameter(0)->shape(), shape, "the condition parameter");
+        m = differ(cond->parameter(0)->shape(), shape, text("the condition parameter"));
       }
-      if (m.empty()) m = differ(shape, body->root()->shape(), "while (from its body root)");
+      if (m.empty()) m = differ(shape, body->root()->shape(), text("while (from its body root)"));
       return m;
     }
     case HloOpcode::kCall: {
@@ -1015,11 +1026,14 @@ std::string ForwardedShapeMismatch(const Instruction& instr) {
       }
       for (size_t i = 0; i < operands.size(); ++i) {
         std::string m = differ(callee->parameter(i)->shape(), operands[i]->shape(),
-                               absl::StrCat("parameter ", i, " of '",
-                                            callee->name(), "'"));
+                               [&] {
+                                 return absl::StrCat("parameter ", i, " of '",
+                                                     callee->name(), "'");
+                               });
         if (!m.empty()) return m;
       }
-      return differ(shape, callee->root()->shape(), "call (from its callee's root)");
+      return differ(shape, callee->root()->shape(),
+                    text("call (from its callee's root)"));
     }
     case HloOpcode::kConditional: {
       const auto& branches = instr.called_computations();
@@ -1033,12 +1047,16 @@ std::string ForwardedShapeMismatch(const Instruction& instr) {
         }
         std::string m = differ(branches[b]->parameter(0)->shape(),
                                operands[b + 1]->shape(),
-                               absl::StrCat("the parameter of branch '",
-                                            branches[b]->name(), "'"));
+                               [&] {
+                                 return absl::StrCat("the parameter of branch '",
+                                                     branches[b]->name(), "'");
+                               });
         if (m.empty()) {
           m = differ(shape, branches[b]->root()->shape(),
-                     absl::StrCat("conditional (from the root of '",
-                                  branches[b]->name(), "')"));
+                     [&] {
+                       return absl::StrCat("conditional (from the root of '",
+                                           branches[b]->name(), "')");
+                     });
         }
         if (!m.empty()) return m;
       }

@@ -296,13 +296,18 @@ struct CseEntryEq {
 bool RunLayoutSensitiveCse(Module& module) {
   bool changed = false;
   SideEffects side_effects;
+  // The module's shared shape for each shape object met: instructions share
+  // a few distinct shape objects, so each is interned (hashed whole) once.
+  absl::flat_hash_map<const Shape*, const Shape*> interned;
   for (const auto& comp : module.computations()) {
     Replacements replaced;
     std::vector<Instruction*> duplicates;  // in post order
     absl::flat_hash_set<CseEntry, CseEntryHash, CseEntryEq> canonical;
     for (Instruction* instr : comp->MakeInstructionPostOrder()) {
       if (instr->IsDead() || !Mergeable(instr, side_effects)) continue;
-      const Shape* shape = module.InternShape(instr->shape());
+      auto [slot, fresh] = interned.try_emplace(&instr->shape(), nullptr);
+      if (fresh) slot->second = module.InternShape(instr->shape());
+      const Shape* shape = slot->second;
       auto [it, inserted] = canonical.insert(
           CseEntry{instr, shape, CseHash(instr, shape, replaced), &replaced});
       if (!inserted) {
