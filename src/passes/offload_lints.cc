@@ -744,30 +744,6 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out,
           out.push_back(std::move(d));
         }
       }
-      // Seeds shared by several loop-carried buffers (for HO3003).
-      if (instr->opcode() == HloOpcode::kWhile &&
-          instr->operand(0)->opcode() == HloOpcode::kTuple) {
-        const Instruction* init = instr->operand(0);
-        absl::flat_hash_map<const Instruction*, std::vector<int64_t>> seeds;
-        for (int64_t p = 0; p < init->operand_count(); ++p) {
-          const Instruction* seed = init->operand(p);
-          while (IsToHostAnnotation(seed) || seed->opcode() == HloOpcode::kCopy) {
-            seed = seed->operand(0);
-          }
-          if (seed->opcode() == HloOpcode::kBroadcast) seeds[seed].push_back(p);
-        }
-        for (const Instruction* seed : init->operands()) {
-          const Instruction* base = seed;
-          while (IsToHostAnnotation(base) || base->opcode() == HloOpcode::kCopy) {
-            base = base->operand(0);
-          }
-          auto it = seeds.find(base);
-          if (it == seeds.end() || it->second.size() < 2) continue;
-          facts.shared_seeds.push_back({std::string(base->name()), base->loc(), std::string(instr->name()),
-                                        comp->name(), it->second});
-          seeds.erase(it);
-        }
-      }
       if (ComputeTypeIsHost(instr)) facts.preexisting_host_compute.insert(Key(instr));
     }
   }
@@ -862,7 +838,6 @@ void LintOutput(const Module& module, const LintInputFacts& facts,
   };
   bool any_host = false;
   HostConditionalMemo conditional_memo;
-  absl::flat_hash_map<std::string, const Instruction*> whiles;
   for (const auto& comp : module.computations()) {
     std::vector<Instruction*> callers = call_graph.CallersOf(comp.get());
     bool is_loop_body = callers.size() == 1 &&
@@ -872,9 +847,6 @@ void LintOutput(const Module& module, const LintInputFacts& facts,
       const Instruction* instr = owned.get();
       if (instr->IsDead()) continue;
       any_host |= HasHostLeaf(instr->shape());
-      if (instr->opcode() == HloOpcode::kWhile) {
-        whiles[absl::StrCat(comp->name(), "/", instr->name())] = instr;
-      }
       // HO3001: host compute whose every user moves it to device.
       if (ComputeTypeIsHost(instr) && !facts.preexisting_host_compute.contains(Key(instr)) &&
           instr->operand_count() >= 1 && !instr->users().empty() &&
@@ -1012,34 +984,9 @@ void LintOutput(const Module& module, const LintInputFacts& facts,
       }
     }
   }
-  // HO3003: one broadcast seeds host and device loop buffers.
-  for (const auto& seed : facts.shared_seeds) {
-    auto it = whiles.find(absl::StrCat(seed.computation, "/", seed.while_name));
-    if (it == whiles.end()) continue;
-    const Shape& shape = it->second->shape();
-    std::vector<std::string> host, device;
-    for (int64_t p : seed.positions) {
-      const Shape* sub = shape_util::TryGetSubshape(shape, {p});
-      if (sub == nullptr) continue;
-      (HasHostLeaf(*sub) ? host : device).push_back(absl::StrCat("{", p, "}"));
-    }
-    if (host.empty() || device.empty()) continue;
-    Diagnostic d;
-    d.code = DiagCode::kHO3003;
-    d.severity = Severity::kWarning;
-    d.loc = seed.loc;
-    d.instruction = seed.broadcast;
-    d.computation = seed.computation;
-    d.message = absl::StrCat(
-        "broadcast \"", seed.broadcast, "\" seeds loop-carried buffers ",
-        absl::StrJoin(host, ", "), " (host memory) and ",
-        absl::StrJoin(device, ", "), " (device memory) of while \"",
-        seed.while_name,
-        "\"; when CSE merges such seeds XLA fails with a shape or memory-space "
-        "mismatch; give each buffer its own broadcast (one jnp.zeros per "
-        "carry)");
-    out.push_back(std::move(d));
-  }
+  // HO3003 (one broadcast seeding a host and a device loop buffer) is retired:
+  // XLA's pipeline legalizes that seed again after its CSE (see
+  // docs/errors/HO3003.md).
   // HO3010: writes of the previous iteration's value into a host stack.
   for (const PipelinedHostWrite& write :
        FindPipelinedHostWrites(module, call_graph)) {

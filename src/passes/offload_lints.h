@@ -24,15 +24,6 @@ struct LintInputFacts {
   bool asks_for_host_memory = false;  // S(5) in the entry layout or to-host annotations
   std::string first_request;          // where, for the message
   SourceLoc first_request_loc;
-  // (while name, tuple position) pairs that one broadcast seeds together.
-  struct SharedSeed {
-    std::string broadcast;
-    SourceLoc loc;
-    std::string while_name;
-    std::string computation;
-    std::vector<int64_t> positions;
-  };
-  std::vector<SharedSeed> shared_seeds;
   // "computation/instruction" of instructions already tagged host compute.
   absl::flat_hash_set<std::string> preexisting_host_compute;
   // The entry root as read (the pipeline may replace it), for diagnostics
@@ -64,7 +55,7 @@ inline constexpr int64_t kLargePassThroughBytes = int64_t{16} << 20;
 LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out,
                          const LintOptions& options = {});
 
-// HO3001, HO3002, HO3003, HO3004 (nothing ended on host), HO3005, HO3007,
+// HO3001, HO3002, HO3004 (nothing ended on host), HO3005, HO3007,
 // HO3009 (nested host stacks), HO3010 (pipelined host writes), HO3011 (large
 // pass-through of a host conditional), HO3012 (pinned-host budget) on the
 // pipeline's result. Linear in the module size.
