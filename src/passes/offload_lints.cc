@@ -985,8 +985,8 @@ void LintOutput(const Module& module, const LintInputFacts& facts,
     }
   }
   // HO3003 (one broadcast seeding a host and a device loop buffer) is retired:
-  // XLA's pipeline legalizes that seed again after its CSE (see
-  // docs/errors/HO3003.md).
+  // HostOffloader gives the host use of a shared broadcast its own
+  // AllocateBuffer (see docs/errors/HO3003.md).
   // HO3010: writes of the previous iteration's value into a host stack.
   for (const PipelinedHostWrite& write :
        FindPipelinedHostWrites(module, call_graph)) {
