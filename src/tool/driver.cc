@@ -920,6 +920,21 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
 
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
+  // CLI11 reads `--name=` (nothing after '=') as `--name` and takes the next
+  // argument as its value: `opt --passes= in.hlo` would run the pass
+  // "in.hlo" on no input, `-o`-like options would take an input file as
+  // their output. Refused here instead.
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") break;
+    if (a.size() > 3 && a.compare(0, 2, "--") == 0 && a.back() == '=' &&
+        a.find('=') == a.size() - 1) {
+      err << "hlo-offload: error: " << a.substr(0, a.size() - 1)
+          << " needs a value after '='\n"
+          << "Run 'hlo-offload --help' for usage.\n";
+      return static_cast<int>(ExitCode::kUsage);
+    }
+  }
   try {
     app.parse(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
   } catch (const CLI::CallForHelp&) {
