@@ -803,6 +803,23 @@ std::string DocsForCode(DiagCode code) {
 
 namespace {
 
+// Levenshtein distance between two short words (subcommand suggestions).
+size_t EditDistance(absl::string_view a, absl::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
 // RunTool without its last line of defence against exceptions.
 int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
                 std::ostream& err) {
@@ -935,6 +952,32 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
       return static_cast<int>(ExitCode::kUsage);
     }
   }
+  // The global options are flags: the first other argument names the
+  // subcommand. An unknown one is said as such (CLI11 would list it among
+  // "arguments not expected", after the file).
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") break;
+    if (!a.empty() && a[0] == '-') continue;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      known |= sub->get_name() == a;
+    }
+    if (known) break;
+    std::string closest;
+    size_t best = 3;  // suggest only near misses
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      size_t d = EditDistance(a, sub->get_name());
+      if (d < best) {
+        best = d;
+        closest = sub->get_name();
+      }
+    }
+    err << "hlo-offload: error: unknown subcommand '" << a << "'";
+    if (!closest.empty()) err << " (did you mean '" << closest << "'?)";
+    err << "\nRun 'hlo-offload --help' for usage.\n";
+    return static_cast<int>(ExitCode::kUsage);
+  }
   try {
     app.parse(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
   } catch (const CLI::CallForHelp&) {
@@ -944,9 +987,27 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
     out << app.help("", CLI::AppFormatMode::All);
     return 0;
   } catch (const CLI::ParseError& e) {
+    // Point at the help of the subcommand the mistake was made in.
+    std::string help = "hlo-offload --help";
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->parsed()) help = "hlo-offload " + sub->get_name() + " --help";
+    }
     err << "hlo-offload: error: " << e.what() << "\n"
-        << "Run 'hlo-offload --help' for usage.\n";
+        << "Run '" << help << "' for usage.\n";
     return static_cast<int>(ExitCode::kUsage);
+  }
+
+  // An empty path (`-o ""`) would otherwise mean standard output.
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (!sub->parsed()) continue;
+    const CLI::Option* o = sub->get_option_no_throw("--output");
+    if (o == nullptr || o->count() == 0) continue;
+    for (const std::string& r : o->results()) {
+      if (!r.empty()) continue;
+      err << "hlo-offload: error: --output needs a path (it is empty)\n"
+          << "Run 'hlo-offload " << sub->get_name() << " --help' for usage.\n";
+      return static_cast<int>(ExitCode::kUsage);
+    }
   }
 
   if (version) {
