@@ -1904,6 +1904,14 @@ absl::Status Parser::ParseComputationHead(Module& module, BodyState& body) {
     body.signature_result = std::move(*result);
   }
   if (!error_.ok()) return error_;
+  // Text without a header whose first word does not start a computation is
+  // most likely not HLO at all: say what a module starts with.
+  if (!module.has_header_ && module.computations_.empty() && !is_entry &&
+      !body.signature_result.has_value() && Peek() != '{') {
+    return ErrorAt(start,
+                   "expected 'HloModule' or a computation ('name {' or "
+                   "'ENTRY name {') at the start of the module");
+  }
   if (auto s = Expect('{', "'{' starting the computation body"); !s.ok()) {
     return s;
   }
