@@ -409,4 +409,37 @@ std::vector<Instruction*> MoveToHostsInOffloaderOrder(const Module& module) {
   return move_to_hosts;
 }
 
+std::optional<EarlierOffloading> FindEarlierOffloading(const Module& module) {
+  EarlierOffloading signs;
+  const Computation* entry = module.entry();
+  for (const auto& comp : module.computations()) {
+    for (const auto& owned : comp->raw_instructions()) {
+      const Instruction* instr = owned.get();
+      if (instr->IsDead()) continue;
+      if (IsMoveToHost(instr) || IsMoveToDevice(instr) ||
+          instr->IsCustomCall(kDevicePlacementTarget) ||
+          instr->IsCustomCall(kPinToDeviceTarget) ||
+          instr->IsCustomCall(kPinToDeviceSramTarget)) {
+        return std::nullopt;
+      }
+      if (instr->opcode() == HloOpcode::kParameter && comp.get() == entry) {
+        continue;
+      }
+      bool allocate = instr->IsCustomCall(kAllocateBufferTarget);
+      if (!allocate && !shape_util::AnyArrayLeafInMemorySpace(
+                           instr->shape(), kHostMemorySpace)) {
+        continue;
+      }
+      ++signs.host_instructions;
+      if (signs.first == nullptr ||
+          (allocate && signs.allocate_buffers == 0)) {
+        signs.first = instr;
+      }
+      signs.allocate_buffers += allocate;
+    }
+  }
+  if (signs.first == nullptr) return std::nullopt;
+  return signs;
+}
+
 }  // namespace hloff

@@ -113,6 +113,23 @@ bool IsAllowedBetweenSliceAndMoveToDevice(const Instruction* instr);
 // ProcessNextMoveToHostInstr loop, without its rescans). Linear in the module.
 std::vector<Instruction*> MoveToHostsInOffloaderOrder(const Module& module);
 
+// What a module that HostOffloader has already run on shows: instructions
+// other than entry parameters whose shape has an array leaf in host memory
+// (S(5)), or AllocateBuffer custom calls, and no offload annotation left
+// (annotate_device_placement, MoveToHost, MoveToDevice, PinToDevice*). Such a
+// module is an after-optimization dump: the passes clear S(5) from every
+// instruction before they start (as XLA's do) and find nothing to offload.
+struct EarlierOffloading {
+  int64_t host_instructions = 0;  // S(5) on an instruction, AllocateBuffers included
+  int64_t allocate_buffers = 0;
+  // The first AllocateBuffer in text order, else the first instruction with
+  // S(5).
+  const Instruction* first = nullptr;
+};
+// The signs above, or nullopt when the module has an offload annotation or
+// none of the signs. Linear in the module.
+std::optional<EarlierOffloading> FindEarlierOffloading(const Module& module);
+
 }  // namespace hloff
 
 #endif  // HLO_OFFLOAD_ANALYSIS_OFFLOAD_UTILS_H_

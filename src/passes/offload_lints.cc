@@ -747,6 +747,36 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out,
       if (ComputeTypeIsHost(instr)) facts.preexisting_host_compute.insert(Key(instr));
     }
   }
+  if (!has_annotations) {
+    // HO3015: an input that is already the offloader's output.
+    if (auto signs = FindEarlierOffloading(module)) {
+      facts.already_offloaded = true;
+      out.push_back(Lint(
+          DiagCode::kHO3015,
+          absl::StrCat(
+              "the module looks offloaded already: \"", signs->first->name(),
+              "\"",
+              signs->host_instructions > 1
+                  ? absl::StrCat(" and ", signs->host_instructions - 1,
+                                 " more instructions carry")
+                  : std::string(" carries"),
+              " host memory space S(5)",
+              signs->allocate_buffers > 0
+                  ? absl::StrCat(" (", signs->allocate_buffers,
+                                 " AllocateBuffer custom call",
+                                 signs->allocate_buffers == 1 ? "" : "s",
+                                 " among them)")
+                  : std::string(),
+              " and no offload annotation is left, as after HostOffloader; "
+              "the passes clear S(5) from every instruction before they "
+              "start, as XLA's do, so nothing is found to offload and opt "
+              "prints the module with its offloading undone; check the "
+              "module from before optimization (the "
+              "*.before_optimizations.txt dump, or "
+              "jax.jit(f).lower(...).as_text())"),
+          signs->first));
+    }
+  }
   if (has_annotations) LintManualRegions(module, out);
   if (first_leak != nullptr && has_annotations) {
     out.push_back(Lint(
@@ -1113,7 +1143,8 @@ void LintOutput(const Module& module, const LintInputFacts& facts,
   bool explained = std::any_of(out.begin(), out.end(), [&](const Diagnostic& d) {
     return d.code == DiagCode::kHO3004 && d.instruction == facts.first_request;
   });
-  if (facts.asks_for_host_memory && !any_host && !explained) {
+  if (facts.asks_for_host_memory && !any_host && !explained &&
+      !facts.already_offloaded) {
     Diagnostic d;
     d.code = DiagCode::kHO3004;
     d.severity = Severity::kWarning;

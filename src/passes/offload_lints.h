@@ -24,6 +24,9 @@ struct LintInputFacts {
   bool asks_for_host_memory = false;  // S(5) in the entry layout or to-host annotations
   std::string first_request;          // where, for the message
   SourceLoc first_request_loc;
+  // HO3015 was reported: the input is the offloader's output already, and
+  // that nothing ends in host memory is no news (no HO3004 for it).
+  bool already_offloaded = false;
   // "computation/instruction" of instructions already tagged host compute.
   absl::flat_hash_set<std::string> preexisting_host_compute;
   // The entry root as read (the pipeline may replace it), for diagnostics

@@ -791,6 +791,17 @@ bool Report::HasOffloading() const {
 }
 
 std::string Report::Verdict() const {
+  if (earlier_offloading.has_value()) {
+    // What the passes make of such a module says nothing about it.
+    return absl::StrCat(
+        "the module looks offloaded already (",
+        Plural(earlier_offloading->host_instructions, "instruction"),
+        " with host memory space S(5), ",
+        Plural(earlier_offloading->allocate_buffers, "AllocateBuffer"),
+        ", no offload annotation left): the passes clear S(5) before they "
+        "start and find nothing to offload; report on the module from before "
+        "optimization (HO3015)");
+  }
   if (!HasOffloading()) {
     if (!pipeline.ok) {
       // The pipeline stopped before anything was offloaded; what the module
@@ -941,6 +952,7 @@ absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
   report.file = std::string(file);
   report.module = module->name();
   EntryBoundary(*module, report);
+  report.earlier_offloading = FindEarlierOffloading(*module);
   // Copies already in the input are not the pipeline's.
   absl::flat_hash_set<std::string> input_copies;
   for (const auto& comp : module->computations()) {

@@ -31,6 +31,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "analysis/offload_utils.h"
 #include "diag/diagnostic.h"
 #include "ir/hlo.h"
 #include "passes/pass.h"
@@ -258,6 +259,9 @@ struct Report {
   std::optional<int64_t> copies_inserted_per_step;
   std::optional<int64_t> copies_inserted_bytes_per_step;
   PipelineOutcome pipeline;
+  // Set when the input is the offloader's output already (HO3015): the
+  // passes clear its S(5) and find nothing to offload.
+  std::optional<EarlierOffloading> earlier_offloading;
   // Things the walks could not follow (a get-tuple-element read as a whole,
   // a host branch selector, ...), one sentence each.
   std::vector<std::string> notes;
