@@ -63,6 +63,7 @@ absl::string_view LineOf(const SourceText& source, uint32_t line) {
   size_t start = starts[line - 1];
   size_t end = text.find('\n', start);
   if (end == absl::string_view::npos) end = text.size();
+  if (end > start && text[end - 1] == '\r') --end;  // CRLF text
   return text.substr(start, end - start);
 }
 
