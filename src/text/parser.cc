@@ -1865,8 +1865,21 @@ absl::Status Parser::ParseComputationHead(Module& module, BodyState& body) {
   if (auto s = SkipSpace(); !s.ok()) return s;
   size_t start = pos_;
   bool is_entry = ConsumeWord("ENTRY");
+  // Text without a header whose start is not a computation is most likely
+  // not HLO at all: say what a module starts with.
+  const bool first_without_header =
+      !module.has_header_ && module.computations_.empty() && !is_entry;
+  auto not_hlo = [&] {
+    return ErrorAt(start,
+                   "expected 'HloModule' or a computation ('name {' or "
+                   "'ENTRY name {') at the start of the module");
+  };
   auto name = ParseName("a computation name");
-  if (!name.ok()) return name.status();
+  if (!name.ok()) {
+    if (!first_without_header) return name.status();
+    error_ = absl::OkStatus();  // replaced by the more telling message
+    return not_hlo();
+  }
   auto comp = std::make_unique<Computation>();
   comp->name_ = std::string(*name);
   comp->parent_ = &module;
@@ -1906,11 +1919,9 @@ absl::Status Parser::ParseComputationHead(Module& module, BodyState& body) {
   if (!error_.ok()) return error_;
   // Text without a header whose first word does not start a computation is
   // most likely not HLO at all: say what a module starts with.
-  if (!module.has_header_ && module.computations_.empty() && !is_entry &&
-      !body.signature_result.has_value() && Peek() != '{') {
-    return ErrorAt(start,
-                   "expected 'HloModule' or a computation ('name {' or "
-                   "'ENTRY name {') at the start of the module");
+  if (first_without_header && !body.signature_result.has_value() &&
+      Peek() != '{') {
+    return not_hlo();
   }
   if (auto s = Expect('{', "'{' starting the computation body"); !s.ok()) {
     return s;
