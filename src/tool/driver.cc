@@ -937,33 +937,18 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
 
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
-  // CLI11 reads `--name=` (nothing after '=') as `--name` and takes the next
-  // argument as its value: `opt --passes= in.hlo` would run the pass
-  // "in.hlo" on no input, `-o`-like options would take an input file as
-  // their output. Refused here instead.
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--") break;
-    if (a.size() > 3 && a.compare(0, 2, "--") == 0 && a.back() == '=' &&
-        a.find('=') == a.size() - 1) {
-      err << "hlo-offload: error: " << a.substr(0, a.size() - 1)
-          << " needs a value after '='\n"
-          << "Run 'hlo-offload --help' for usage.\n";
-      return static_cast<int>(ExitCode::kUsage);
-    }
-  }
   // The global options are flags: the first other argument names the
   // subcommand. An unknown one is said as such (CLI11 would list it among
   // "arguments not expected", after the file).
+  std::string subcommand;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") break;
     if (!a.empty() && a[0] == '-') continue;
-    bool known = false;
     for (const CLI::App* sub : app.get_subcommands({})) {
-      known |= sub->get_name() == a;
+      if (sub->get_name() == a) subcommand = a;
     }
-    if (known) break;
+    if (!subcommand.empty()) break;
     std::string closest;
     size_t best = 3;  // suggest only near misses
     for (const CLI::App* sub : app.get_subcommands({})) {
@@ -977,6 +962,23 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
     if (!closest.empty()) err << " (did you mean '" << closest << "'?)";
     err << "\nRun 'hlo-offload --help' for usage.\n";
     return static_cast<int>(ExitCode::kUsage);
+  }
+  const std::string help_hint =
+      absl::StrCat("Run 'hlo-offload ", subcommand, subcommand.empty() ? "" : " ",
+                   "--help' for usage.\n");
+  // CLI11 reads `--name=` (nothing after '=') as `--name` and takes the next
+  // argument as its value: `opt --passes= in.hlo` would run the pass
+  // "in.hlo" on no input, `-o`-like options would take an input file as
+  // their output. Refused here instead.
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") break;
+    if (a.size() > 3 && a.compare(0, 2, "--") == 0 && a.back() == '=' &&
+        a.find('=') == a.size() - 1) {
+      err << "hlo-offload: error: '" << a << "' has nothing after '='\n"
+          << help_hint;
+      return static_cast<int>(ExitCode::kUsage);
+    }
   }
   try {
     app.parse(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
@@ -997,16 +999,23 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
     return static_cast<int>(ExitCode::kUsage);
   }
 
-  // An empty path (`-o ""`) would otherwise mean standard output.
+  // An empty value (`-o ""`, `--pinned-host-budget ""`) would otherwise mean
+  // the option's default (standard output, no budget).
   for (const CLI::App* sub : app.get_subcommands({})) {
     if (!sub->parsed()) continue;
-    const CLI::Option* o = sub->get_option_no_throw("--output");
-    if (o == nullptr || o->count() == 0) continue;
-    for (const std::string& r : o->results()) {
-      if (!r.empty()) continue;
-      err << "hlo-offload: error: --output needs a path (it is empty)\n"
-          << "Run 'hlo-offload " << sub->get_name() << " --help' for usage.\n";
-      return static_cast<int>(ExitCode::kUsage);
+    for (const CLI::Option* o : sub->get_options()) {
+      if (!o->nonpositional() || o->get_type_size() == 0 || o->count() == 0) {
+        continue;
+      }
+      for (const std::string& r : o->results()) {
+        if (!r.empty()) continue;
+        const auto& long_names = o->get_lnames();
+        err << "hlo-offload: error: "
+            << (long_names.empty() ? o->get_name() : "--" + long_names.front())
+            << " needs a value (it is empty)\n"
+            << "Run 'hlo-offload " << sub->get_name() << " --help' for usage.\n";
+        return static_cast<int>(ExitCode::kUsage);
+      }
     }
   }
 
