@@ -426,11 +426,10 @@ std::optional<EarlierOffloading> FindEarlierOffloading(const Module& module) {
         continue;
       }
       bool allocate = instr->IsCustomCall(kAllocateBufferTarget);
-      if (!allocate && !shape_util::AnyArrayLeafInMemorySpace(
-                           instr->shape(), kHostMemorySpace)) {
-        continue;
-      }
-      ++signs.host_instructions;
+      bool host = shape_util::AnyArrayLeafInMemorySpace(instr->shape(),
+                                                        kHostMemorySpace);
+      if (!allocate && !host) continue;
+      signs.host_instructions += host && !allocate;
       if (signs.first == nullptr ||
           (allocate && signs.allocate_buffers == 0)) {
         signs.first = instr;
@@ -440,6 +439,21 @@ std::optional<EarlierOffloading> FindEarlierOffloading(const Module& module) {
   }
   if (signs.first == nullptr) return std::nullopt;
   return signs;
+}
+
+std::string DescribeEarlierOffloading(const EarlierOffloading& signs) {
+  std::string out;
+  if (signs.allocate_buffers > 0) {
+    absl::StrAppend(&out, signs.allocate_buffers, " AllocateBuffer custom call",
+                    signs.allocate_buffers == 1 ? "" : "s");
+  }
+  if (signs.host_instructions > 0) {
+    absl::StrAppend(&out, out.empty() ? "" : " and ", signs.host_instructions,
+                    signs.allocate_buffers > 0 ? " other" : "",
+                    signs.host_instructions == 1 ? " instruction" : " instructions",
+                    " with host memory space S(5)");
+  }
+  return out;
 }
 
 }  // namespace hloff

@@ -120,8 +120,8 @@ std::vector<Instruction*> MoveToHostsInOffloaderOrder(const Module& module);
 // module is an after-optimization dump: the passes clear S(5) from every
 // instruction before they start (as XLA's do) and find nothing to offload.
 struct EarlierOffloading {
-  int64_t host_instructions = 0;  // S(5) on an instruction, AllocateBuffers included
-  int64_t allocate_buffers = 0;
+  int64_t allocate_buffers = 0;   // whatever their memory space
+  int64_t host_instructions = 0;  // the others with S(5) in their shape
   // The first AllocateBuffer in text order, else the first instruction with
   // S(5).
   const Instruction* first = nullptr;
@@ -129,6 +129,9 @@ struct EarlierOffloading {
 // The signs above, or nullopt when the module has an offload annotation or
 // none of the signs. Linear in the module.
 std::optional<EarlierOffloading> FindEarlierOffloading(const Module& module);
+// "1 AllocateBuffer custom call and 8 other instructions with host memory
+// space S(5)" (either part left out when its count is 0).
+std::string DescribeEarlierOffloading(const EarlierOffloading& signs);
 
 }  // namespace hloff
 

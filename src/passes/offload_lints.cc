@@ -754,26 +754,15 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out,
       out.push_back(Lint(
           DiagCode::kHO3015,
           absl::StrCat(
-              "the module looks offloaded already: \"", signs->first->name(),
-              "\"",
-              signs->host_instructions > 1
-                  ? absl::StrCat(" and ", signs->host_instructions - 1,
-                                 " more instructions carry")
-                  : std::string(" carries"),
-              " host memory space S(5)",
-              signs->allocate_buffers > 0
-                  ? absl::StrCat(" (", signs->allocate_buffers,
-                                 " AllocateBuffer custom call",
-                                 signs->allocate_buffers == 1 ? "" : "s",
-                                 " among them)")
-                  : std::string(),
-              " and no offload annotation is left, as after HostOffloader; "
-              "the passes clear S(5) from every instruction before they "
-              "start, as XLA's do, so nothing is found to offload and opt "
-              "prints the module with its offloading undone; check the "
-              "module from before optimization (the "
-              "*.before_optimizations.txt dump, or "
-              "jax.jit(f).lower(...).as_text())"),
+              "the module looks offloaded already: it has ",
+              DescribeEarlierOffloading(*signs), " (\"", signs->first->name(),
+              "\" first) and no offload annotation left, as after "
+              "HostOffloader; the passes clear S(5) from every instruction "
+              "before they start, as XLA's do, so what they report for it "
+              "(and what opt prints) is a second offloading of an offloaded "
+              "module, not how this module was offloaded; check the module "
+              "from before optimization (the *.before_optimizations.txt "
+              "dump, or jax.jit(f).lower(...).as_text())"),
           signs->first));
     }
   }
@@ -783,8 +772,9 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out,
         DiagCode::kHO3008,
         absl::StrCat("\"", first_leak->name(), "\" carries host memory space ",
                      "S(5) in its shape ", ShapeToString(first_leak->shape()),
-                     leaks > 1 ? absl::StrCat(" (and ", leaks - 1,
-                                              " more instructions)")
+                     leaks > 1 ? absl::StrCat(" (and ", leaks - 1, " more ",
+                                              leaks == 2 ? "instruction)"
+                                                         : "instructions)")
                                : std::string(),
                      "; before HostOffloader only entry parameters and "
                      "annotations may say where a value lives, so the passes "

@@ -795,12 +795,10 @@ std::string Report::Verdict() const {
     // What the passes make of such a module says nothing about it.
     return absl::StrCat(
         "the module looks offloaded already (",
-        Plural(earlier_offloading->host_instructions, "instruction"),
-        " with host memory space S(5), ",
-        Plural(earlier_offloading->allocate_buffers, "AllocateBuffer"),
+        DescribeEarlierOffloading(*earlier_offloading),
         ", no offload annotation left): the passes clear S(5) before they "
-        "start and find nothing to offload; report on the module from before "
-        "optimization (HO3015)");
+        "start, so what follows is a second offloading of an offloaded "
+        "module; report on the module from before optimization (HO3015)");
   }
   if (!HasOffloading()) {
     if (!pipeline.ok) {
