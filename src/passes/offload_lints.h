@@ -53,8 +53,9 @@ inline constexpr int64_t kLargePassThroughBytes = int64_t{16} << 20;
 // HO3004 (dropped annotations, root MoveToHost against a device layout,
 // MoveToDevice of a device parameter), HO3006 (layout change before a host
 // output), HO3008 (leaked S(5)), HO3013 (annotations in a manually
-// partitioned region), HO3014 (host round trip). Appends to `out`; returns
-// facts for LintOutput. Linear in the module size.
+// partitioned region), HO3014 (host round trip), HO3015 (a module offloaded
+// already). Appends to `out`; returns facts for LintOutput. Linear in the
+// module size.
 LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out,
                          const LintOptions& options = {});
 
