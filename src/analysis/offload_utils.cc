@@ -409,6 +409,14 @@ std::vector<Instruction*> MoveToHostsInOffloaderOrder(const Module& module) {
   return move_to_hosts;
 }
 
+bool IsOffloadAnnotation(const Instruction* instr) {
+  if (instr->opcode() != HloOpcode::kCustomCall) return false;
+  absl::string_view target = instr->custom_call_target();
+  return target == kMoveToHostTarget || target == kMoveToDeviceTarget ||
+         target == kPinToDeviceTarget || target == kPinToDeviceSramTarget ||
+         target == kDevicePlacementTarget;
+}
+
 std::optional<EarlierOffloading> FindEarlierOffloading(const Module& module) {
   EarlierOffloading signs;
   const Computation* entry = module.entry();
@@ -416,12 +424,7 @@ std::optional<EarlierOffloading> FindEarlierOffloading(const Module& module) {
     for (const auto& owned : comp->raw_instructions()) {
       const Instruction* instr = owned.get();
       if (instr->IsDead()) continue;
-      if (IsMoveToHost(instr) || IsMoveToDevice(instr) ||
-          instr->IsCustomCall(kDevicePlacementTarget) ||
-          instr->IsCustomCall(kPinToDeviceTarget) ||
-          instr->IsCustomCall(kPinToDeviceSramTarget)) {
-        return std::nullopt;
-      }
+      if (IsOffloadAnnotation(instr)) return std::nullopt;
       if (instr->opcode() == HloOpcode::kParameter && comp.get() == entry) {
         continue;
       }

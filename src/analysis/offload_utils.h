@@ -113,6 +113,10 @@ bool IsAllowedBetweenSliceAndMoveToDevice(const Instruction* instr);
 // ProcessNextMoveToHostInstr loop, without its rescans). Linear in the module.
 std::vector<Instruction*> MoveToHostsInOffloaderOrder(const Module& module);
 
+// An offload annotation: MoveToHost, MoveToDevice, PinToDevice,
+// PinToDeviceSram or annotate_device_placement custom calls.
+bool IsOffloadAnnotation(const Instruction* instr);
+
 // What a module that HostOffloader has already run on shows: instructions
 // other than entry parameters whose shape has an array leaf in host memory
 // (S(5)), or AllocateBuffer custom calls, and no offload annotation left

@@ -47,13 +47,6 @@ bool IsToDeviceAnnotation(const Instruction* instr) {
   return kind && *kind == "device";
 }
 
-bool IsAnnotation(const Instruction* instr) {
-  return IsMoveToHost(instr) || IsMoveToDevice(instr) ||
-         instr->IsCustomCall(kDevicePlacementTarget) ||
-         instr->IsCustomCall(kPinToDeviceTarget) ||
-         instr->IsCustomCall(kPinToDeviceSramTarget);
-}
-
 Diagnostic Lint(DiagCode code, std::string message, const Instruction* instr) {
   Diagnostic d = MakeDiagnostic(code, std::move(message), instr);
   return d;
@@ -564,7 +557,7 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out,
     for (const auto& owned : comp->raw_instructions()) {
       const Instruction* instr = owned.get();
       if (instr->IsDead()) continue;
-      has_annotations |= IsAnnotation(instr);
+      has_annotations |= IsOffloadAnnotation(instr);
       if (IsToHostAnnotation(instr) && !facts.asks_for_host_memory) {
         facts.asks_for_host_memory = true;
         facts.first_request = std::string(instr->name());
@@ -573,7 +566,7 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out,
       // HO3008: S(5) where the passes do not read it.
       bool legit = (instr->opcode() == HloOpcode::kParameter &&
                     comp.get() == entry) ||
-                   IsAnnotation(instr) ||
+                   IsOffloadAnnotation(instr) ||
                    instr->IsCustomCall(kAllocateBufferTarget);
       if (!legit && HasHostLeaf(instr->shape())) {
         if (first_leak == nullptr) first_leak = instr;

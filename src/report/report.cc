@@ -58,7 +58,6 @@ using report_util::AnyLeafIsHost;
 using report_util::AppendArrayLeaves;
 using report_util::BytesAt;
 using report_util::InputName;
-using report_util::IsAnnotation;
 using report_util::IsBitcastReshape;
 using report_util::IsEntryRoot;
 using report_util::NestedComputations;
@@ -590,7 +589,7 @@ void OffloadWalker::BuildGraph(const ReportOptions& options) {
     node.computation = instr->parent()->name();
     node.loc = instr->loc();
     node.on_path = on_path;
-    node.annotation = IsAnnotation(instr);
+    node.annotation = IsOffloadAnnotation(instr);
     if (auto it = marks_.find(instr); it != marks_.end() && on_path) {
       node.host_memory = it->second.host;
       node.start = it->second.start;

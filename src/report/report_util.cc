@@ -74,14 +74,6 @@ bool IsBitcastReshape(const Instruction* instr) {
                                       instr->shape());
 }
 
-bool IsAnnotation(const Instruction* instr) {
-  if (instr->opcode() != HloOpcode::kCustomCall) return false;
-  absl::string_view target = instr->custom_call_target();
-  return target == kMoveToHostTarget || target == kMoveToDeviceTarget ||
-         target == kPinToDeviceTarget || target == kPinToDeviceSramTarget ||
-         target == kDevicePlacementTarget;
-}
-
 bool IsEntryRoot(const Instruction* instr, const Module& module) {
   return instr->parent() == module.entry() && instr->IsRoot();
 }

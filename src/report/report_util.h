@@ -55,10 +55,6 @@ std::string ShortShape(const Shape& shape);
 // A reshape that is a bitcast (ShapeUtil::ReshapeIsBitcast).
 bool IsBitcastReshape(const Instruction* instr);
 
-// MoveToHost, MoveToDevice, PinToDevice, PinToDeviceSram or
-// annotate_device_placement.
-bool IsAnnotation(const Instruction* instr);
-
 // The root of the entry computation.
 bool IsEntryRoot(const Instruction* instr, const Module& module);
 
