@@ -450,16 +450,19 @@ bool SplitFrontendAttributes(
   return true;
 }
 
+bool Instruction::HasFrontendAttributesSlot() const {
+  for (const Attribute& a : attributes()) {
+    if (a.kind() == AttrKind::kFrontendAttributes) return true;
+  }
+  return false;
+}
+
 const std::vector<std::pair<std::string, std::string>>&
 Instruction::frontend_attributes() const {
   static const auto* const kEmpty =
       new std::vector<std::pair<std::string, std::string>>();
   if (rare_ == nullptr || !rare_->frontend_parsed) {
-    bool has = false;
-    for (const Attribute& a : attributes()) {
-      has |= a.kind() == AttrKind::kFrontendAttributes;
-    }
-    if (!has) return *kEmpty;
+    if (!HasFrontendAttributesSlot()) return *kEmpty;
     Rare& r = rare();
     auto raw = FindRawAttribute("frontend_attributes");
     if (raw) {
@@ -484,11 +487,7 @@ std::optional<std::string> Instruction::GetFrontendAttribute(
   if (rare_ == nullptr || !rare_->frontend_parsed) {
     // Read from the text without keeping the pairs. Most instructions have
     // none: a look at the attribute kinds settles it (no name compares).
-    bool has = false;
-    for (const Attribute& a : attributes()) {
-      has |= a.kind() == AttrKind::kFrontendAttributes;
-    }
-    if (!has) return std::nullopt;
+    if (!HasFrontendAttributesSlot()) return std::nullopt;
     auto raw = FindRawAttribute("frontend_attributes");
     if (!raw) return std::nullopt;
     std::optional<std::string> found;
@@ -509,10 +508,7 @@ bool Instruction::AddFrontendAttribute(absl::string_view key,
   for (const auto& entry : frontend_attributes()) {
     if (entry.first == key) return false;
   }
-  bool had_slot = false;
-  for (const Attribute& a : attributes()) {
-    had_slot |= a.kind() == AttrKind::kFrontendAttributes;
-  }
+  bool had_slot = HasFrontendAttributesSlot();
   Rare& r = rare();
   r.frontend_parsed = true;
   if (!had_slot) {

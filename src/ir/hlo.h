@@ -343,6 +343,9 @@ class Instruction {
     return payload_ == nullptr ? nullptr : payload_->origin;
   }
   Rare& rare() const;
+  // Whether the attribute list has a frontend_attributes entry (a look at
+  // the kinds, no name compares).
+  bool HasFrontendAttributesSlot() const;
   void AppendAttribute(const Attribute& attribute);
   void SetShape(const Shape* shape, bool owned);
   void AddUser(Instruction* user);
