@@ -88,6 +88,11 @@ def child_env(backend, dump_dir=None, extra_flags=""):
     env.setdefault("TPU_ACCELERATOR_TYPE", "v5litepod-4")
     env.setdefault("TPU_WORKER_HOSTNAMES", "localhost")
     env.setdefault("TPU_WORKER_ID", "0")
+    # libtpu writes its log to /tmp/tpu_logs; XLA's host-compute warnings are LOG(WARNING)s,
+    # so send warnings and above to stderr, where they are read per module.
+    env["TPU_STDERR_LOG_LEVEL"] = "1"
+    env["TPU_MIN_LOG_LEVEL"] = "1"
+    env["TPU_LOG_DIR"] = "disabled"
     flags = [extra_flags] if extra_flags else []
     if dump_dir:
         flags += ["--xla_dump_to=%s" % dump_dir, "--xla_dump_hlo_pass_re=%s" % DUMP_PASS_RE]
