@@ -155,18 +155,27 @@ def canonical_options():
     return xla_hlo().HloPrintOptions.canonical()
 
 
-def full_options():
-    """XLA's default printing (names, metadata, backend_config, control predecessors) with
-    large constants printed in full: what canonical printing leaves out is compared too."""
+def full_options(large_constants: bool = True):
+    """XLA's default printing (names, metadata, backend_config, control predecessors), with
+    large constants printed in full when large_constants: what canonical printing leaves out
+    is compared too."""
     options = xla_hlo().HloPrintOptions()
-    options.print_large_constants = True
+    options.print_large_constants = large_constants
     return options
+
+
+# An elided constant, `constant({...})`. XLA's parser fills it with values from a counter
+# that lives as long as the process (hlo_parser.cc, the kDots case of the literal parser: a
+# static uint32_t), so two parses of one text print different values: such a text is printed
+# with its large constants elided.
+ELIDED_CONSTANT = "{...}"
 
 
 @dataclasses.dataclass(frozen=True)
 class XlaResult:
     """What XLA's parser made of a text: error is None when it parsed; canonical and full
-    are its printings with canonical_options() and full_options()."""
+    are its printings with canonical_options() and full_options() (large constants elided
+    when the text elides one)."""
     error: Optional[str]
     canonical: str = ""
     full: str = ""
@@ -179,8 +188,9 @@ def xla_parse(text: str) -> XlaResult:
         module = hlo.hlo_module_from_text(text)
     except Exception as error:  # jax.errors.JaxRuntimeError: INVALID_ARGUMENT ...
         return XlaResult(error=str(error))
+    large_constants = ELIDED_CONSTANT not in text
     return XlaResult(error=None, canonical=module.to_string(canonical_options()),
-                     full=module.to_string(full_options()))
+                     full=module.to_string(full_options(large_constants)))
 
 
 @functools.lru_cache(maxsize=None)
