@@ -144,8 +144,21 @@ def child(args, names_file, progress_file, out_root):
     kinds = target.memory_kinds()
     lower_dev = target.device
     if not isinstance(kinds, list) or "pinned_host" not in kinds:
-        import jax
-        lower_dev = jax.devices("cpu")[0]
+        # The compile-only CUDA device lists no memories and JAX then drops every memory
+        # kind. The CPU device has pinned_host but JAX elides some device_puts on it (the
+        # one inside a scan body of jax/j), so JAX programs are lowered against a TPU
+        # topology's device when libtpu is there, and on the CPU device only otherwise.
+        lower_dev = None
+        if xladl.installed("tpu"):
+            try:
+                from jax.experimental import topologies
+                lower_dev = topologies.get_topology_desc(
+                    platform="tpu", topology_name=xladl.DEFAULT_TOPOLOGY["tpu"]).devices[0]
+            except Exception as e:  # recorded per program below
+                print("TPU topology for lowering failed: %r" % (e,), file=sys.stderr)
+        if lower_dev is None:
+            import jax
+            lower_dev = jax.devices("cpu")[0]
     kit = None
     cases = {c[0]: c for c in list_cases(args.cases, None)} if any(
         not t["name"].startswith("jax/") for t in todo) else {}

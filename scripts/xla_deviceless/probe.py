@@ -68,9 +68,20 @@ def child(backend, topology, target_config_path, dump_dir):
     # (TPU); the compile-only CUDA device lists none, and JAX then drops every memory kind
     # from the lowering, so for it they are lowered against this machine's CPU device
     # (which has pinned_host) and the StableHLO is compiled for the CUDA target.
+    # The CPU device has pinned_host but JAX elides some device_puts on it, so a TPU
+    # topology's device is preferred for lowering when libtpu is installed too.
     lower_dev = target.device
     if not isinstance(target.memory_kinds(), list) or "pinned_host" not in target.memory_kinds():
-        lower_dev = jax.devices("cpu")[0]
+        lower_dev = None
+        if xladl.installed("tpu"):
+            try:
+                from jax.experimental import topologies
+                lower_dev = topologies.get_topology_desc(
+                    platform="tpu", topology_name=xladl.DEFAULT_TOPOLOGY["tpu"]).devices[0]
+            except Exception as e:
+                record("lowering_device_tpu", False, "%s: %s" % (type(e).__name__, e))
+        if lower_dev is None:
+            lower_dev = jax.devices("cpu")[0]
         record("lowering_device", True, "target lists no pinned_host memory; JAX programs "
                "lowered on %s, compiled for %s" % (lower_dev, backend))
     mesh = Mesh(np.array([lower_dev]), ("x",))

@@ -79,8 +79,11 @@ def install_command(backend):
 def child_env(backend, dump_dir=None, extra_flags=""):
     """Environment for a child process that compiles for `backend`."""
     env = dict(os.environ)
+    dirs = [pkg_dir(backend)]
+    if backend == "cuda" and installed("tpu"):
+        dirs.append(pkg_dir("tpu"))  # a TPU topology lowers JAX programs for cuda
     env["PYTHONPATH"] = os.pathsep.join(
-        [pkg_dir(backend), HERE] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+        dirs + [HERE] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     env["JAX_PLATFORMS"] = "cpu"
     env["TPU_SKIP_MDS_QUERY"] = "1"
     # libtpu asks for these when it cannot read them from a metadata server; any value
