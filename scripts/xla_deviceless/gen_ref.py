@@ -53,6 +53,8 @@ KEEP_DUMP_ALL_RE = re.compile(r"before_optimizations\.txt$|host-offload|memory-p
 SKIP_DUMP_RE = re.compile(r"host-offloading-prepare|host-offload-normalization|"
                           r"host_offloading\.after_pipeline-start|host_compute_asyncifier")
 CONVERT_FAILED = "=> StableHLO failed"
+# absl/glog line prefix (severity, date, time, thread): dropped so that data regenerate alike.
+LOG_PREFIX_RE = re.compile(r"^[IWEF]\d{4} [\d:.]+\s+\d+ ")
 ERROR_CODE_RE = re.compile(r"\b(E\d{4}): ([A-Za-z]+)")
 # JAX programs of the kit that need a loaded client (they compile with compile_and_load).
 KIT_SKIP = {"a2_raw_result_flipped_to_device":
@@ -170,7 +172,6 @@ def child(args, names_file, progress_file, out_root):
         os.makedirs(pdir, exist_ok=True)
         row = {"name": name, "module_name": mname, "stage": "parse", "ok": False}
         log_path = os.path.join(pdir, "stderr.full.log")
-        t0 = time.time()
         with xladl.StderrCapture(log_path):
             try:
                 if name.startswith("jax/"):
@@ -213,10 +214,9 @@ def child(args, names_file, progress_file, out_root):
                     row["code"], row["code_name"] = m.group(1), m.group(2)
                 if row["stage"] in ("parse", "convert", "lower", "trace"):
                     row["traceback_tail"] = traceback.format_exc().splitlines()[-3:]
-        row["seconds"] = round(time.time() - t0, 2)
         with open(log_path, errors="replace") as fh:
             log = fh.read()
-        warnings = xladl.host_compute_warnings(log)
+        warnings = [LOG_PREFIX_RE.sub("", l) for l in xladl.host_compute_warnings(log)]
         row["host_compute_warning_count"] = len(warnings)
         row["host_compute_warnings"] = [l[:400] for l in warnings[:8]]
         with open(os.path.join(pdir, "result.json"), "w") as fh:
@@ -331,8 +331,10 @@ def run_batches(args, items, out_root):
         fatal = []
         try:
             with open(os.path.join(pdir, "stderr.full.log"), errors="replace") as fh:
-                fatal = [l[:600] for l in fh.read().splitlines()
+                fatal = [LOG_PREFIX_RE.sub("", l)[:600] for l in fh.read().splitlines()
                          if re.search(r"Check failed|^F\d{4}|RET_CHECK|\*\*\* ", l)][:8]
+            # Signal lines name pids, tids and addresses: only the signal is kept.
+            fatal = [re.sub(r"^\*\*\* (SIG[A-Z]+).*", r"*** \1", l) for l in fatal]
         except OSError:
             pass
         row = {"name": last, "ok": False, "stage": "compile",
@@ -450,10 +452,12 @@ def main():
             os.remove(log)
             if keep:
                 with open(os.path.join(pdir, "stderr.log"), "w") as fh:
-                    fh.write("\n".join(l[:600] for l in keep[:50]) + "\n")
+                    fh.write("\n".join(LOG_PREFIX_RE.sub("", l)[:600] for l in keep[:50]) +
+                             "\n")
         if not rows[-1].get("ok") and rows[-1].get("error"):
             with open(os.path.join(pdir, "error.txt"), "w") as fh:
                 fh.write("stage: %s\n\n%s\n" % (rows[-1].get("stage"), rows[-1]["error"]))
+
     with open(os.path.join(out_root, "summary.txt"), "w") as fh:
         fh.write("".join(summary_line(r) + "\n" for r in rows))
     with open(os.path.join(out_root, "versions.txt"), "w") as fh:

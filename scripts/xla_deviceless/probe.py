@@ -132,6 +132,19 @@ def child(backend, topology, target_config_path, dump_dir):
                    verdict=verdict)
 
     path = os.path.join(CORPUS, E1200_CASE)
+    # The compile-only client takes StableHLO (an ir.Module) only: HLO handed over directly
+    # (as an XlaComputation or a serialized HloModuleProto) is refused.
+    try:
+        from jaxlib import _hlo
+        from jax._src.lib import xla_client as xc
+        with open(path) as fh:
+            proto = _hlo.hlo_module_from_text(fh.read()).as_serialized_hlo_module_proto()
+        target.client.compile(_hlo.XlaComputation(proto),
+                              executable_devices=xc.DeviceList((target.device,)),
+                              compile_options=target.options)
+        record("hlo_module_direct", True, "the client compiled an XlaComputation")
+    except Exception as e:
+        record("hlo_module_direct", False, "%s: %s" % (type(e).__name__, first_lines(e, 3)))
     try:
         with open(path) as fh:
             text = fh.read()
