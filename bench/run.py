@@ -272,11 +272,11 @@ def main():
     annots = [r for r in rows if r["sweep"] == "annotations"]
     complete = len(sizes) == len(size_sweep) and len(annots) == len(annotation_sweep)
     print()
-    if len(sizes) >= 2:
+    if len(sizes) == len(size_sweep):
         slope_n = slope([r["n"] for r in sizes], [r["check"] for r in sizes])
         print("log-log slope of check time against instructions (%dk -> %dk): %.2f"
               % (sizes[0]["n"] // 1000, sizes[-1]["n"] // 1000, slope_n))
-    if len(annots) >= 2:
+    if len(annots) == len(annotation_sweep):
         slope_a = slope([r["a"] for r in annots], [r["check"] for r in annots])
         print("log-log slope of check time against MoveToHost (%d -> %d, %dk "
               "instructions): %.2f" % (annots[0]["a"], annots[-1]["a"],

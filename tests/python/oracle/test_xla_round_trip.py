@@ -20,16 +20,30 @@ import xla_oracle  # noqa: E402
 
 STRATEGIES = ("host-output", "move-to-device")
 
+# Modules whose fmt output XLA does not read as it reads the input, by a known bug of
+# hlo-offload's printer: module id -> the bug. Strict: a module that starts passing fails.
+KNOWN_PRINTER_BUGS = {
+    "lit/printer/reserved-word-names.hlo":
+        "names that XLA's lexer reserves (manual, f32, true) are printed without their '%' "
+        "(see test_xla_reserved_names.py)",
+}
 
-def _with_shared_placeholder(params):
+
+def _with_shared_placeholder(params, *rest):
+    """params, and when the shared corpus is absent one more that skips saying so."""
     if not xla_oracle.shared_modules():
-        params.append(pytest.param(None, (), id="shared-corpus"))
+        params.append(pytest.param(None, *rest, id="shared-corpus"))
     return params
 
 
 def _fmt_params():
-    return _with_shared_placeholder(
-        [pytest.param(m.id, (), id=m.id) for m in xla_oracle.all_modules()])
+    params = []
+    for m in xla_oracle.all_modules():
+        marks = ()
+        if m.id in KNOWN_PRINTER_BUGS:
+            marks = (pytest.mark.xfail(strict=True, reason=KNOWN_PRINTER_BUGS[m.id]),)
+        params.append(pytest.param(m.id, id=m.id, marks=marks))
+    return _with_shared_placeholder(params)
 
 
 def _options_id(options):
@@ -42,7 +56,7 @@ def _opt_params():
         if m.offloading:
             params += [pytest.param(m.id, options, id="%s:%s" % (m.id, _options_id(options)))
                        for options in m.opt_options]
-    return _with_shared_placeholder(params)
+    return _with_shared_placeholder(params, ())
 
 
 def _fix_params():
@@ -52,7 +66,7 @@ def _fix_params():
             params += [pytest.param(m.id, ("--strategy=" + s,) + options,
                                     id="%s:%s" % (m.id, " ".join(("--strategy=" + s,) + options)))
                        for s in STRATEGIES for options in m.fix_options]
-    return _with_shared_placeholder(params)
+    return _with_shared_placeholder(params, ())
 
 
 def _module_both_accept(module_id, hloff_bin, request):
@@ -82,8 +96,9 @@ def _first_difference(a: str, b: str) -> str:
         min(len(a_lines), len(b_lines)) + 1, len(a_lines), len(b_lines))
 
 
-@pytest.mark.parametrize("module_id,unused", _fmt_params())
-def test_fmt_round_trip_is_invisible_to_xla(module_id, unused, hloff_bin, request):
+@pytest.mark.parametrize("module_id", _fmt_params())
+def test_fmt_round_trip_is_invisible_to_xla(module_id, hloff_bin, request):
+    """fmt's output parses in XLA and XLA prints it exactly as it prints the input."""
     _module_both_accept(module_id, hloff_bin, request)
     fmt = xla_oracle.tool_fmt(hloff_bin, module_id)
     printed = fmt.stdout.decode("utf-8")
