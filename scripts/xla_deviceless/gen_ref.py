@@ -361,6 +361,15 @@ def versions_text(args):
     lines += ["backend %s" % args.backend, "packages %s" % " ".join(
         xladl.PACKAGES[args.backend]), "topology %s" % args.topology]
     if args.backend == "cuda":
+        # XLA's GPU compile runs ptxas (found on PATH or under a CUDA directory) for the cubin.
+        ptxas = shutil.which("ptxas")
+        try:
+            ver = subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout \
+                if ptxas else ""
+        except OSError:
+            ver = ""
+        lines.append("ptxas %s %s" % (ptxas or "not on PATH",
+                                      (ver.strip().splitlines() or [""])[-1]))
         lines.append("target_config xla/backends/gpu/target_config/specs/%s.txtpb at XLA %s"
                      % (args.topology, xladl.XLA_COMMIT_FOR_JAXLIB_0_10_2))
     lines.append("jaxlib_xla_commit %s" % xladl.XLA_COMMIT_FOR_JAXLIB_0_10_2)

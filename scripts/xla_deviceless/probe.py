@@ -11,6 +11,7 @@ same with out_shardings in device; the StableHLO of (b) with its result memory k
 to "device" (single output, and a two-output tuple); an HLO text module from the shared
 corpus; and whether XLA_FLAGS=--xla_dump_to wrote the before/after host-offloader dumps.
 --install pip-installs a missing backend into its package folder (xladl.PKG_ROOT) first.
+Exit status 0 when at least one backend works, else 1.
 Each backend runs in its own child process (the plugin is loaded once per process).
 """
 
@@ -231,7 +232,7 @@ def main():
     if args.child:
         child(args.child, topo[args.child], args.target_config, args.dump_dir)
         return 0
-    report = {}
+    report, working = {}, 0
     for backend in filter(None, args.backends.split(",")):
         print("== %s (topology %s, packages %s)" % (backend, topo[backend],
                                                     " ".join(xladl.PACKAGES[backend])))
@@ -245,11 +246,12 @@ def main():
         key = [r for r in rows if r["trial"] in ("topology", "jax_b_out_pinned_host",
                                                  "xla_dump_to")]
         verdict = len(key) == 3 and all(r["ok"] for r in key)
+        working += verdict
         print("  => %s: %s" % (backend, "deviceless compile WORKS" if verdict else "does not work"))
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(report, fh, indent=2)
-    return 0
+    return 0 if working else 1
 
 
 if __name__ == "__main__":
