@@ -71,7 +71,7 @@ def list_cases(cases_dir, only):
             mods = xladl.split_modules(fh.read())
         for i, text in enumerate(mods):
             name = rel[:-4] + ("" if len(mods) == 1 else "#%d" % i)
-            if only and only not in name:
+            if only and not any(o in name for o in only.split(",")):
                 continue
             out.append((name, rel, i, text))
     return out
@@ -400,7 +400,7 @@ def main():
     ap.add_argument("--target-config")
     ap.add_argument("--out")
     ap.add_argument("--cases", default=os.path.join(SHARED, "corpus", "cases"))
-    ap.add_argument("--only", help="keep only names containing this")
+    ap.add_argument("--only", help="keep only names containing one of these (comma-separated)")
     ap.add_argument("--no-jax", action="store_true")
     ap.add_argument("--no-cases", action="store_true")
     ap.add_argument("--case-timeout", type=int, default=120)
@@ -434,7 +434,7 @@ def main():
         kit = load_kit()
         for n, prog in enumerate(kit.ORDER):
             name = "jax/" + prog
-            if args.only and args.only not in name:
+            if args.only and not any(o in name for o in args.only.split(",")):
                 continue
             if prog in KIT_SKIP:
                 print("skip %s: %s" % (name, KIT_SKIP[prog]))

@@ -296,3 +296,37 @@ def test_host_offloader_pass_matches_xla(row, before, after, verdict, hloff_bin)
             if xla[k] != ours[k]]
     assert not diff, "(S(5) leaves, host compute) differ on %d of %d instructions: %s" % (
         len(diff), len(common), "; ".join(diff[:6]))
+
+
+# ---- the stored verdicts still hold for the installed XLA (only where it is installed) ---
+LIVE_SAMPLE = ["jax-like/01-jit_step-device-put-aux-output-e1200",
+               "jax-like/02-jit_step-device-put-aux-output-pinned-host",
+               "xla/058-tanh-on-host-memory"]
+
+
+@pytest.mark.parametrize("folder,backend", [("cuda12-plugin-0.10.2-h100_sxm", "cuda"),
+                                            ("libtpu-0.0.42.1-v5e_2x2", "tpu")])
+def test_live_compile_gives_stored_verdict(folder, backend, shared_dir, tmp_path):
+    """Recompiles a few modules with the installed plugin; skipped when it is absent."""
+    if not xladl.installed(backend):
+        pytest.skip("%s is not installed in %s (%s)" % (
+            backend, xladl.pkg_dir(backend), " ".join(xladl.install_command(backend))))
+    if backend == "cuda":
+        try:
+            xladl.read_target_config(xladl.DEFAULT_TOPOLOGY["cuda"])
+        except RuntimeError as e:
+            pytest.skip(str(e))
+    out = tmp_path / folder
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "xla_deviceless" / "gen_ref.py"),
+         "--backend", backend, "--out", str(out), "--no-jax", "--only", ",".join(LIVE_SAMPLE),
+         "--cases", str(shared_dir / "corpus" / "cases")],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for name in LIVE_SAMPLE:
+        sub = name.replace("/", "__")
+        fresh = json.loads((out / "programs" / sub / "result.json").read_text())
+        stored = json.loads((REF / folder / "programs" / sub / "result.json").read_text())
+        for key in ("ok", "stage", "code", "error", "host_compute_warning_count"):
+            assert fresh.get(key) == stored.get(key), (name, key, fresh.get(key),
+                                                       stored.get(key))
