@@ -4,6 +4,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "support/status_macros.h"
 
 namespace hloff {
 
@@ -214,15 +215,15 @@ absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetPredecessors(
     }
     case HloOpcode::kDynamicSlice:
     case HloOpcode::kDynamicUpdateSlice:
-      if (auto s = operand_at(operand_index.value_or(0)); !s.ok()) return s;
+      RETURN_IF_ERROR(operand_at(operand_index.value_or(0)));
       return out;
     case HloOpcode::kPad:
     case HloOpcode::kSend:
-      if (auto s = operand_at(0); !s.ok()) return s;
+      RETURN_IF_ERROR(operand_at(0));
       return out;
     default:
       if (operand_index.has_value()) {
-        if (auto s = operand_at(*operand_index); !s.ok()) return s;
+        RETURN_IF_ERROR(operand_at(*operand_index));
         return out;
       }
       if (instr->operand_count() != 1) {
