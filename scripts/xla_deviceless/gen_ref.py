@@ -43,15 +43,18 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 SHARED = os.environ.get("HLOFF_SHARED_DIR", os.path.join(os.path.dirname(REPO), "shared"))
 KIT = os.path.join(SHARED, "xla-reference", "gen_jax_dumps.py")
 
-# Kept by default: the HostOffloader's input and output (the pass-exact data), and for JAX
-# programs the module as XLA got it (a corpus case's own text is its input).
-# --all-pass-dumps keeps legalize and memory-placement dumps too.
-KEEP_DUMP_RE = re.compile(r"before_host-offloader\.txt$|after_host-offloader")
+# Kept by default: the input and output of each of the three offloading passes (the
+# pass-exact data), and for JAX programs the module as XLA got it (a corpus case's own text
+# is its input). --all-pass-dumps keeps every dump that names one of them.
+KEEP_DUMP_RE = re.compile(r"before_host-offloader\.txt$|after_host-offloader|"
+                          r"before_host-offload-legalize\.txt$|after_host-offload-legalize|"
+                          r"before_convert-memory-placement-to-internal-annotations\.txt$|"
+                          r"after_convert-memory-placement-to-internal-annotations")
 KEEP_DUMP_JAX_RE = re.compile(r"before_optimizations\.txt$")
 KEEP_DUMP_ALL_RE = re.compile(r"before_optimizations\.txt$|host-offload|memory-placement")
 # Dumps named after the TPU-only passes around the HostOffloader are left out.
 SKIP_DUMP_RE = re.compile(r"host-offloading-prepare|host-offload-normalization|"
-                          r"host_offloading\.after_pipeline-start|host_compute_asyncifier")
+                          r"host_compute_asyncifier")
 CONVERT_FAILED = "=> StableHLO failed"
 # absl/glog line prefix (severity, date, time, thread): dropped so that data regenerate alike.
 LOG_PREFIX_RE = re.compile(r"^[IWEF]\d{4} [\d:.]+\s+\d+ ")

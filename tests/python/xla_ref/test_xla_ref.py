@@ -330,3 +330,108 @@ def test_live_compile_gives_stored_verdict(folder, backend, shared_dir, tmp_path
         for key in ("ok", "stage", "code", "error", "host_compute_warning_count"):
             assert fresh.get(key) == stored.get(key), (name, key, fresh.get(key),
                                                        stored.get(key))
+
+
+# ---- the other two offloading passes alone, on XLA's own input to each ------------------
+# For convert-memory-placement-to-internal-annotations and host-offload-legalize, XLA's dumps
+# `...before_<pass>.txt` and `...after_<pass>...` bracket the pass. hlo-offload's
+# `opt --passes=<pass>` on the first must run (XLA's did), leave as many MoveToHost and
+# MoveToDevice custom calls as XLA's, and give every instruction present in both outputs the
+# same opcode, operands (by name) and S(5) leaves.
+
+OTHER_PASSES = ("convert-memory-placement-to-internal-annotations", "host-offload-legalize")
+
+
+def _split_operands(text):
+    depth, cur, out = 0, [], []
+    for ch in text:
+        if ch in "({[":
+            depth += 1
+        elif ch in ")}]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out
+
+
+def instructions(text):
+    """{computation/instruction: (opcode, operand names, S(5) leaves)} of an HLO module."""
+    out, comp = {}, ""
+    for line in text.splitlines():
+        if line.lstrip().startswith("HloModule"):
+            continue
+        m = INSTR_RE.match(line)
+        if m:
+            rest = m.group(2)
+            shape = _shape_of(rest)
+            tail = rest[len(shape):].strip()
+            opcode, _, args = tail.partition("(")
+            depth, end = 1, 0
+            for i, ch in enumerate(args):
+                depth += ch == "("
+                depth -= ch == ")"
+                if depth == 0:
+                    end = i
+                    break
+            args = re.sub(r"/\*.*?\*/", "", args[:end])  # XLA's /*index=5*/ comments
+            operands = tuple(o.split()[-1].lstrip("%") for o in _split_operands(args) if o)
+            out["%s/%s" % (comp, m.group(1))] = (opcode.strip(), operands, shape.count("S(5)"))
+            continue
+        c = COMP_RE.match(line)
+        if c:
+            comp = c.group(1)
+    return out
+
+
+def other_pass_params():
+    out = []
+    for row in ROWS:
+        dump = row["_dir"] / "xla_dump"
+        if not dump.is_dir():
+            continue
+        for pass_name in OTHER_PASSES:
+            before = sorted(dump.glob("*before_%s.txt" % pass_name))
+            after = sorted(dump.glob("*after_%s*" % pass_name))
+            if len(before) != 1 or len(after) != 1:
+                continue
+            rid = "%s:%s:%s" % (row["_folder"], row["name"], pass_name)
+            reason = PASS_DISAGREEMENTS.get(rid) or PASS_DISAGREEMENTS.get(
+                "*:%s:%s" % (row["name"], pass_name))
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            out.append(pytest.param(pass_name, before[0], after[0], id=rid, marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("pass_name,before,after", other_pass_params())
+def test_other_pass_matches_xla(pass_name, before, after, hloff_bin):
+    proc = subprocess.run([str(hloff_bin), "opt", "--passes=" + pass_name, "--no-lints",
+                           str(before)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, "XLA's %s ran; hlo-offload: exit %d %s" % (
+        pass_name, proc.returncode, proc.stderr[:400])
+    xla_text = after.read_text()
+    for target in ("MoveToHost", "MoveToDevice"):
+        needle = 'custom_call_target="%s"' % target
+        assert proc.stdout.count(needle) == xla_text.count(needle), (
+            "%s: XLA leaves %d, hlo-offload %d" % (target, xla_text.count(needle),
+                                                   proc.stdout.count(needle)))
+    # Instructions a pass creates get names of its own choosing (custom-call.4 in XLA's,
+    # custom-call in hlo-offload's): operands that name no instruction of the input count
+    # as "<new>".
+    old_names = {k.split("/", 1)[1] for k in instructions(before.read_text())}
+
+    def norm(table):
+        return {k: (op, tuple(o if o in old_names else "<new>" for o in operands), s5)
+                for k, (op, operands, s5) in table.items()}
+
+    xla, ours = norm(instructions(xla_text)), norm(instructions(proc.stdout))
+    common = sorted(set(xla) & set(ours))
+    assert common, "no instruction in common between XLA's and hlo-offload's output"
+    diff = ["%s: XLA %s, hlo-offload %s" % (k, xla[k], ours[k]) for k in common
+            if xla[k] != ours[k]]
+    assert not diff, "(opcode, operands, S(5) leaves) differ on %d of %d instructions: %s" % (
+        len(diff), len(common), "; ".join(diff[:4]))
