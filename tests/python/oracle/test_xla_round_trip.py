@@ -6,6 +6,8 @@ test_xla_disagreements.py for the others):
 - `hlo-offload fmt` output parses in XLA, and XLA prints it exactly as it prints the input,
   both canonically (HloPrintOptions::Canonical()) and in full (names, metadata,
   backend_config, large constants): the round trip changes nothing XLA can see.
+- XLA's own printing of the module (HloModule.to_string(), the form of its dumps: '%' names,
+  computation signatures) goes through `fmt` just as unchanged.
 - for every offloading module (offload annotations or S(5) in the text), the output of
   `hlo-offload opt` (the default pipeline, and each set of pass options the file's RUN lines
   give opt) and of `hlo-offload fix --strategy=host-output` and `--strategy=move-to-device`
@@ -36,11 +38,11 @@ def _with_shared_placeholder(params, *rest):
     return params
 
 
-def _fmt_params():
+def _fmt_params(known_bugs=True):
     params = []
     for m in xla_oracle.all_modules():
         marks = ()
-        if m.id in KNOWN_PRINTER_BUGS:
+        if known_bugs and m.id in KNOWN_PRINTER_BUGS:
             marks = (pytest.mark.xfail(strict=True, reason=KNOWN_PRINTER_BUGS[m.id]),)
         params.append(pytest.param(m.id, id=m.id, marks=marks))
     return _with_shared_placeholder(params)
@@ -101,19 +103,39 @@ def test_fmt_round_trip_is_invisible_to_xla(module_id, hloff_bin, request):
     """fmt's output parses in XLA and XLA prints it exactly as it prints the input."""
     _module_both_accept(module_id, hloff_bin, request)
     fmt = xla_oracle.tool_fmt(hloff_bin, module_id)
-    printed = fmt.stdout.decode("utf-8")
-    after = xla_oracle.xla_parse(printed)
+    _assert_same_for_xla(xla_oracle.xla_input(module_id),
+                         xla_oracle.xla_parse(fmt.stdout.decode("utf-8")), module_id)
+
+
+def _assert_same_for_xla(reference, after, what):
+    """XLA prints `after` (its parse of fmt's output) as it prints `reference`."""
     assert after.error is None, (
         "XLA's parser rejects hlo-offload fmt's output of %s:\n%s" %
-        (module_id, xla_oracle.short(after.error)))
-    before = xla_oracle.xla_input(module_id)
+        (what, xla_oracle.short(after.error)))
     # Compared with != and pytest.fail: pytest's own diff of two long texts is quadratic.
-    if after.canonical != before.canonical:
+    if after.canonical != reference.canonical:
         pytest.fail("XLA's canonical printing differs after fmt, at " +
-                    _first_difference(before.canonical, after.canonical))
-    if after.full != before.full:
+                    _first_difference(reference.canonical, after.canonical))
+    if after.full != reference.full:
         pytest.fail("XLA's full printing differs after fmt, at " +
-                    _first_difference(before.full, after.full))
+                    _first_difference(reference.full, after.full))
+
+
+@pytest.mark.parametrize("module_id", _fmt_params(known_bugs=False))
+def test_xla_printed_module_round_trips(module_id, hloff_bin, request):
+    """XLA's printing of the module, given to fmt: XLA reads fmt's output as it reads its own."""
+    _module_both_accept(module_id, hloff_bin, request)
+    printed = xla_oracle.xla_input(module_id).full
+    reference = xla_oracle.xla_parse(printed)
+    if reference.error is not None:
+        pytest.skip("XLA cannot parse its own printing of the module: " +
+                    xla_oracle.short(reference.error, 2).replace("\n", " "))
+    result = xla_oracle.run_tool(hloff_bin, ("fmt",), printed.encode("utf-8"))
+    assert result.returncode == 0, (
+        "hlo-offload fmt rejects XLA's printing of %s:\n%s" %
+        (module_id, xla_oracle.short(result.stderr)))
+    _assert_same_for_xla(reference, xla_oracle.xla_parse(result.stdout.decode("utf-8")),
+                         "XLA's printing of " + module_id)
 
 
 def _check_output_parses(module_id, args, hloff_bin, request, what_exit_1):
