@@ -12,7 +12,10 @@ xla/hlo/parser/hlo_lexer.cc (HloLexer::LexIdentifier, HloLexer::LexPercent),
 xla/hlo/parser/hlo_parser.cc (HloParserImpl::ParseName, ParseInstruction's 'illegal
 instruction name'), xla/service/name_uniquer.cc (NameUniquer::GetSanitizedName) and
 xla/service/hlo_verifier.cc; and jaxlib's binding, xla/python/hlo.cc, which parses with
-ParseAndReturnUnverifiedModule: the parser without HloVerifier.
+ParseAndReturnUnverifiedModule: the parser without HloVerifier. The shared grammar
+(spec/hlo-text-grammar.md, the lexer's NAME, KEYWORD and PRIMITIVE_TYPE) says the same of
+names as XLA's lexer: a name after '%' starts with a letter or '_', and a reserved word is
+never a bare name.
 """
 import pytest
 
