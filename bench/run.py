@@ -218,6 +218,14 @@ def main():
     annotation_sweep = QUICK_ANNOTATIONS if args.quick else ANNOTATION_SWEEP
     opt_style = [] if args.quick else OPT_STYLE
 
+    plan = ([(n, a, "dump", "size") for n, a in size_sweep] +
+            [(n, a, "dump", "annotations") for n, a in annotation_sweep] +
+            [(n, a, "opt", "style") for n, a in opt_style])
+    if args.only:
+        plan = [p for p in plan if (p[0], p[1]) in args.only]
+        if not plan:
+            sys.exit("--only matches none of the modules")
+
     model, cores = machine()
     print("machine: %s, %d cores; load average at start %.1f" %
           (model, cores, os.getloadavg()[0]))
@@ -238,13 +246,6 @@ def main():
                    ("xparse s", "xprint s", "chk/xparse", "fmt/xla", "xRSS/sz"))
     print(header)
     print("-" * len(header))
-    plan = ([(n, a, "dump", "size") for n, a in size_sweep] +
-            [(n, a, "dump", "annotations") for n, a in annotation_sweep] +
-            [(n, a, "opt", "style") for n, a in opt_style])
-    if args.only:
-        plan = [p for p in plan if (p[0], p[1]) in args.only]
-        if not plan:
-            sys.exit("--only matches none of the modules")
     done = {}
     for n, a, style, sweep in plan:
         key = (n, a, style)
