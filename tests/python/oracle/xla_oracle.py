@@ -32,7 +32,7 @@ CORPUS_DIR = SHARED_DIR / "corpus"
 SEPARATOR = re.compile(rb"^// -----\r?$", re.M)
 # Text that makes a module an offloading one: the annotations the pipeline turns into
 # host memory, and host memory space itself.
-OFFLOADING = re.compile(rb"MoveToHost|MoveToDevice|annotate_device_placement|:S\(5\)")
+OFFLOADING = re.compile(rb"MoveToHost|MoveToDevice|annotate_device_placement|\bS\(5\)")
 # The options of `opt`/`fix` in RUN lines that change what the passes do (the others,
 # -o, --split-input-file, -, only say where the text comes from and goes).
 PASS_OPTIONS = ("--passes", "--disable-automatic-host-compute-offload",
