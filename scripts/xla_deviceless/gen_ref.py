@@ -65,19 +65,40 @@ KIT_SKIP = {"a2_raw_result_flipped_to_device":
             "(the same flip is probe.py's raw_* trials)"}
 
 
-def list_cases(cases_dir, only):
-    """[(name, source path relative to cases_dir, module index, module text)]."""
+# Modules of the corpus's real/ folder that carry host offloading (SOURCES.md there).
+REAL_OFFLOAD = ["openxla__xla__offload_scan_output.hlo",
+                "openxla__xla__hlo_llama3_8b_bf16_activation_offloading_1x8.hlo",
+                "openxla__xla__nv_maxtext_deepseek_1n4g_jit_train_step_before_optimization.hlo"]
+
+
+def list_cases(cases_dir, only, real=()):
+    """[(name, source path relative to the corpus folder, module index, module text)].
+
+    Every module of every .hlo file under cases_dir, then each file of `real` (names in the
+    corpus's real/ folder beside cases_dir, one module each).
+    """
+    corpus = os.path.dirname(os.path.abspath(cases_dir))
     out = []
-    for path in sorted(glob.glob(os.path.join(cases_dir, "**", "*.hlo"), recursive=True)):
-        rel = os.path.relpath(path, cases_dir)
+    paths = sorted(glob.glob(os.path.join(cases_dir, "**", "*.hlo"), recursive=True))
+    for path in paths + [os.path.join(corpus, "real", r) for r in real]:
+        rel = os.path.relpath(path, corpus)
         with open(path) as fh:
-            mods = xladl.split_modules(fh.read())
+            text = fh.read()
+        mods = [text] if rel.startswith("real" + os.sep) else xladl.split_modules(text)
         for i, text in enumerate(mods):
-            name = rel[:-4] + ("" if len(mods) == 1 else "#%d" % i)
+            name = os.path.relpath(path, cases_dir if path in paths else corpus)
+            name = os.path.splitext(name)[0] + ("" if len(mods) == 1 else "#%d" % i)
             if only and not any(o in name for o in only.split(",")):
                 continue
             out.append((name, rel, i, text))
     return out
+
+
+def num_partitions(hlo_text):
+    """num_partitions of an HloModule header line (1 when absent)."""
+    m = re.search(r"\bnum_partitions=(\d+)", hlo_text.split("\n", 1)[0] if
+                  hlo_text.startswith("HloModule") else hlo_text[:4000])
+    return int(m.group(1)) if m else 1
 
 
 def safe_dir(name):
@@ -165,8 +186,9 @@ def child(args, names_file, progress_file, out_root):
             import jax
             lower_dev = jax.devices("cpu")[0]
     kit = None
-    cases = {c[0]: c for c in list_cases(args.cases, None)} if any(
+    cases = {c[0]: c for c in list_cases(args.cases, None, REAL_OFFLOAD)} if any(
         not t["name"].startswith("jax/") for t in todo) else {}
+    spmd_targets = {}
     for item in todo:
         name, mname = item["name"], item["module"]
         with open(progress_file, "w") as fh:
@@ -201,8 +223,25 @@ def child(args, names_file, progress_file, out_root):
                     if notes:
                         row["notes"] = notes
                     row["stage"] = "compile"
+                    parts = num_partitions(text)
+                    use = target
+                    if parts > 1:
+                        # An SPMD module: as many devices as its partitions.
+                        row["num_partitions"] = parts
+                        # SPMD (as JAX compiles), except for a module written per
+                        # partition: partition-id and no shardings.
+                        spmd = "sharding=" in text or "partition-id(" not in text
+                        row["spmd_partitioning"] = spmd
+                        if (parts, spmd) not in spmd_targets:
+                            topo = args.topology if args.backend == "cuda" else (
+                                {4: "v5e:2x2", 8: "v5e:2x4"}.get(parts, args.topology))
+                            spmd_targets[(parts, spmd)] = xladl.Target(
+                                args.backend, topo, tc, parts, spmd)
+                        use = spmd_targets[(parts, spmd)]
+                        row["topology"] = use.topology if args.backend == "tpu" else \
+                            "%s x%d" % (args.topology, parts)
                     with ctx:
-                        target.compile_mlir(module)
+                        use.compile_mlir(module)
                 row["ok"] = True
             except Exception as e:  # XLA's verdict or a fault; the stage tells which
                 text = str(e)
@@ -406,6 +445,8 @@ def main():
     ap.add_argument("--only", help="keep only names containing one of these (comma-separated)")
     ap.add_argument("--no-jax", action="store_true")
     ap.add_argument("--no-cases", action="store_true")
+    ap.add_argument("--no-real", action="store_true",
+                    help="leave out the corpus's real/ offloading modules")
     ap.add_argument("--case-timeout", type=int, default=120)
     ap.add_argument("--max-dump-bytes", type=int, default=64 * 1024)
     ap.add_argument("--all-pass-dumps", action="store_true")
@@ -431,7 +472,8 @@ def main():
     os.makedirs(out_root, exist_ok=True)
     items = []
     if not args.no_cases:
-        for n, (name, _, _, _) in enumerate(list_cases(args.cases, args.only)):
+        for n, (name, _, _, _) in enumerate(list_cases(
+                args.cases, args.only, () if args.no_real else REAL_OFFLOAD)):
             items.append({"name": name, "module": "c%03d" % n})
     if not args.no_jax:
         kit = load_kit()
