@@ -131,7 +131,7 @@ class KitCtx(object):
         self.s_host = self.s_dev.with_memory_kind("pinned_host")
         self.sharding_kind = "NamedSharding(1-device mesh, P())"
         self.f32, self.bf16 = jnp.float32, jnp.bfloat16
-        # The kit's helper methods, bound to this object.
+        # The kit's Ctx methods, bound to this object.
         for meth in ("sds", "to_host", "to_dev", "space", "offload_policy",
                      "checkpoint_name", "host_compute"):
             setattr(self, meth, getattr(kit.Ctx, meth).__get__(self))

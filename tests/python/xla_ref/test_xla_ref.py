@@ -44,7 +44,7 @@ NOT_OFFLOAD_VERDICT = re.compile(r"^(INTERNAL|NOT_FOUND|RESOURCE_EXHAUSTED|TIMEO
 # name (as in summary.txt) -> reason; the key "*" applies to every backend folder,
 # "<folder>:<name>" to one.
 _CALLS = (
-    "JAX's lowering keeps the scan body's helpers (dynamic_update_index_in_dim, "
+    "JAX's lowering keeps the scan body's indexing functions (dynamic_update_index_in_dim, "
     "dynamic_index_in_dim, closed_call) as `call`s; XLA inlines them and turns the reshape "
     "into a bitcast before the HostOffloader (its before_host-offloader dump has neither "
     "call nor reshape on the host path), so XLA logs no host-compute warning. hlo-offload's "
