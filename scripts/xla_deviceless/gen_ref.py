@@ -102,10 +102,12 @@ def num_partitions(hlo_text):
 
 
 def safe_dir(name):
+    """Folder name under programs/ for a module name (suite/file#k -> suite__file__mk)."""
     return re.sub(r"[^A-Za-z0-9_.#-]", "_", name.replace("/", "__")).replace("#", "__m")
 
 
 def load_kit():
+    """Imports the shared xla-reference kit (gen_jax_dumps.py) from its own file."""
     spec = importlib.util.spec_from_file_location("gen_jax_dumps", KIT)
     kit = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(kit)
@@ -162,6 +164,8 @@ class KitRec(object):
 
 
 def child(args, names_file, progress_file, out_root):
+    """Compiles each module named in names_file (in this process), writing its result.json;
+    progress_file names the module being compiled, for the parent's watch."""
     with open(names_file) as fh:
         todo = json.load(fh)
     tc = xladl.read_target_config(args.topology, args.target_config) \
@@ -308,6 +312,8 @@ def collect_dumps(dump_dir, out_root, items, max_bytes, all_dumps):
 
 
 def run_batches(args, items, out_root):
+    """Runs children until every item has a result; a hang or crash is recorded for the item
+    that caused it and the next child starts after it. Then collects the dumps."""
     dump_dir = tempfile.mkdtemp(prefix="xla-ref-dump-")
     work = tempfile.mkdtemp(prefix="xla-ref-work-")
     remaining = list(items)
@@ -394,6 +400,7 @@ def run_batches(args, items, out_root):
 
 
 def versions_text(args):
+    """versions.txt: jax, jaxlib, packages, target, ptxas (cuda), XLA commit, flags, Python."""
     lines = []
     code = ("import jax, jaxlib; print('jax', jax.__version__); "
             "print('jaxlib', jaxlib.__version__)")
@@ -421,6 +428,7 @@ def versions_text(args):
 
 
 def summary_line(row):
+    """One summary.txt line: name, verdict, host-compute warnings, dumps kept."""
     if row.get("ok"):
         verdict = "compiled ok"
     elif row.get("code"):
@@ -436,6 +444,7 @@ def summary_line(row):
 
 
 def main():
+    """Compiles the cases and programs for one backend and writes the reference folder."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", choices=["tpu", "cuda"])
     ap.add_argument("--topology")

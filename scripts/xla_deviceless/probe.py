@@ -32,6 +32,7 @@ E1200_CASE = "cases/jax-like/01-jit_step-device-put-aux-output-e1200.hlo"
 
 
 def first_lines(text, n=4):
+    """The first n non-empty lines of text (an exception's message, verbatim)."""
     lines = [l for l in str(text).splitlines() if l.strip()]
     return "\n".join(lines[:n])
 
@@ -213,6 +214,7 @@ def run_backend(backend, topology, args):
 
 
 def main():
+    """Runs each backend's child and prints its trials; exit 0 when one backend works."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backends", default="tpu,cuda")
     ap.add_argument("--topology", default="",

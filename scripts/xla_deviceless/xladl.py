@@ -167,6 +167,7 @@ class Target(object):
         self.options.executable_build_options.use_spmd_partitioning = bool(spmd)
 
     def memory_kinds(self):
+        """Sorted memory kinds of the target device, or a string saying why there are none."""
         try:
             return sorted(str(m.kind) for m in self.device.addressable_memories())
         except Exception as e:  # not every compile-only device lists memories

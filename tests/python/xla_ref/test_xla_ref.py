@@ -99,6 +99,7 @@ DISAGREEMENTS = {
 
 
 def load_rows():
+    """Every stored result.json, with its folder (backend) and program directory."""
     rows = []
     for folder in sorted(p for p in REF.iterdir() if (p / "summary.txt").is_file()):
         for result in sorted((folder / "programs").glob("*/result.json")):
@@ -134,6 +135,8 @@ def xla_verdict(row):
 
 
 def module_text(row, shared_dir):
+    """The module XLA judged: the corpus case's text (sha256-checked) or, for a JAX program,
+    XLA's before_optimizations dump."""
     if row["name"].startswith("jax/"):
         dumps = sorted((row["_dir"] / "xla_dump").glob("*before_optimizations.txt"))
         assert dumps, "no before_optimizations dump kept for %s" % row["name"]
@@ -148,6 +151,7 @@ def module_text(row, shared_dir):
 
 
 def hloff_check(hloff_bin, text, tmp_path):
+    """Runs `hlo-offload check --format=json`; returns (exit status, diagnostics, stderr)."""
     path = tmp_path / "module.hlo"
     path.write_text(text)
     proc = subprocess.run([str(hloff_bin), "check", "--format=json", str(path)],
@@ -160,6 +164,7 @@ def hloff_check(hloff_bin, text, tmp_path):
 
 
 def params():
+    """One pytest param per stored module, with its skip or xfail mark."""
     out = []
     for row in ROWS:
         verdict = xla_verdict(row)
@@ -178,6 +183,7 @@ def params():
 
 @pytest.mark.parametrize("row,verdict", params())
 def test_verdict_matches_xla(row, verdict, hloff_bin, shared_dir, tmp_path):
+    """hlo-offload's whole-pipeline verdict is XLA's (see the module docstring)."""
     rc, diags, stderr = hloff_check(hloff_bin, module_text(row, shared_dir), tmp_path)
     errors = [d for d in diags if d.get("severity") == "error"]
     codes = sorted({d.get("code") for d in errors})
@@ -224,6 +230,7 @@ PASS_DISAGREEMENTS = {}
 
 
 def _shape_of(rest):
+    """The shape at the start of an instruction's right-hand side (a tuple shape whole)."""
     if rest.startswith("("):
         depth = 0
         for i, ch in enumerate(rest):
@@ -250,6 +257,7 @@ def memory_spaces(text):
 
 
 def pass_params():
+    """One param per module whose HostOffloader input XLA dumped (and that ran or gave E1200)."""
     out = []
     for row in ROWS:
         dumps = sorted((row["_dir"] / "xla_dump").glob("*before_host-offloader.txt")) \
@@ -273,6 +281,7 @@ def pass_params():
 
 @pytest.mark.parametrize("row,before,after,verdict", pass_params())
 def test_host_offloader_pass_matches_xla(row, before, after, verdict, hloff_bin):
+    """hlo-offload's HostOffloader on XLA's own input gives XLA's verdict and memory spaces."""
     proc = subprocess.run([str(hloff_bin), "opt", "--passes=host-offloader", "--no-lints",
                            str(before)], capture_output=True, text=True, timeout=120)
     warned = "warning: HO2001" in proc.stderr
@@ -344,6 +353,7 @@ OTHER_PASSES = ("convert-memory-placement-to-internal-annotations", "host-offloa
 
 
 def _split_operands(text):
+    """Splits an operand list at top-level commas."""
     depth, cur, out = 0, [], []
     for ch in text:
         if ch in "({[":
@@ -390,6 +400,7 @@ def instructions(text):
 
 
 def other_pass_params():
+    """One param per module and pass (convert, legalize) with both dumps present."""
     out = []
     for row in ROWS:
         dump = row["_dir"] / "xla_dump"
@@ -410,6 +421,7 @@ def other_pass_params():
 
 @pytest.mark.parametrize("pass_name,before,after", other_pass_params())
 def test_other_pass_matches_xla(pass_name, before, after, hloff_bin):
+    """hlo-offload's pass on XLA's own input gives XLA's output (see the comment above)."""
     proc = subprocess.run([str(hloff_bin), "opt", "--passes=" + pass_name, "--no-lints",
                            str(before)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, "XLA's %s ran; hlo-offload: exit %d %s" % (
