@@ -11,15 +11,12 @@ be named like a primitive type even with '%': XLA's parser refuses what
 NameUniquer::GetSanitizedName would rename, 'illegal instruction name'.)
 
 Each case is a module that XLA's parser accepts (asserted first, a run of jaxlib here), whose
-`fmt` output must parse in XLA too. hlo-offload's printer keeps the '%' of HloModule, ENTRY,
-ROOT, FileLocations, FileNames, FunctionNames, StackFrames and of names that do not start with
-a letter or '_' (tests/lit/fuzz-regressions/percent-names-round-trip.hlo), not of the other
-reserved words (the sharding keywords, true/false/inf/nan, the primitive types): those cases
-are expected to fail until it does (strict: one that starts passing fails, to be moved to
-ALREADY_KEPT). XLA's own printer has the same fault (a run of jaxlib 0.10.2 here): it prints
-the module name bare (`HloModule manual`) and, in HloPrintOptions.short_parsable() (no '%',
-the form hlo-offload prints), instruction names too (`true = f32[] parameter(0)`), and cannot
-parse either back; a computation named `%f32` it renames `f32_` as it parses.
+`fmt` output must parse in XLA too and print as the input does: hlo-offload's printer keeps the
+'%' of every reserved word (text/printer.cc, IsReservedWord). XLA's own printer does not (a run
+of jaxlib 0.10.2 here): it prints the module name bare (`HloModule manual`) and, in
+HloPrintOptions.short_parsable() (no '%', the form hlo-offload prints), instruction names too
+(`true = f32[] parameter(0)`), and cannot parse either back; a computation named `%f32` it
+renames `f32_` as it parses.
 """
 import pytest
 
@@ -37,15 +34,6 @@ PRIMITIVE_TYPES = ("pred", "s1", "s2", "s4", "s8", "s16", "s32", "s64", "u1", "u
                    "u16", "u32", "u64", "f16", "f32", "bf16", "f64", "c64", "c128", "f8e5m2",
                    "f8e4m3", "f8e4m3fn", "f8e4m3b11fnuz", "f8e5m2fnuz", "f8e4m3fnuz", "f8e3m4",
                    "f4e2m1fn", "f8e8m0fnu", "token", "opaque")
-ALREADY_KEPT = ("HloModule", "ENTRY", "ROOT", "FileLocations", "FileNames", "FunctionNames",
-                "StackFrames")
-PRINTED_BARE = (
-    "hlo-offload's printer drops the '%' of a name that is one of XLA's reserved words "
-    "outside ALREADY_KEPT (the words of the module's own syntax), so XLA reads the word as a type or keyword ('expects "
-    "name'); the fix: keep '%' for every word HloLexer::LexIdentifier does not return as a "
-    "plain identifier (its primitive type names and KEYWORD list, and nan)")
-
-
 def _module(module_name="m", computation="f", instruction="x"):
     return ("HloModule %s\n\n"
             "%s {\n"
@@ -58,14 +46,12 @@ def _module(module_name="m", computation="f", instruction="x"):
             "}\n" % (module_name, computation, instruction, instruction, computation))
 
 
-def _params(with_marks=True):
+def _params():
     params = []
     for word in KEYWORDS + PRIMITIVE_TYPES:
         places = ("module", "computation") + (("instruction",) if word in KEYWORDS else ())
         for place in places:
-            marks = () if word in ALREADY_KEPT or not with_marks else (
-                pytest.mark.xfail(strict=True, reason=PRINTED_BARE),)
-            params.append(pytest.param(word, place, id="%s-%s" % (place, word), marks=marks))
+            params.append(pytest.param(word, place, id="%s-%s" % (place, word)))
     return params
 
 
@@ -73,7 +59,7 @@ def _text(word, place):
     return _module(**{{"module": "module_name"}.get(place, place): "%" + word})
 
 
-@pytest.mark.parametrize("word,place", _params(with_marks=False))
+@pytest.mark.parametrize("word,place", _params())
 def test_word_is_reserved_in_xla(word, place):
     """The case itself is right: XLA's parser accepts the name with '%' and not without."""
     text = _text(word, place)

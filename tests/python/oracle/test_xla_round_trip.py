@@ -24,11 +24,7 @@ STRATEGIES = ("host-output", "move-to-device")
 
 # Modules whose fmt output XLA does not read as it reads the input, by a known bug of
 # hlo-offload's printer: module id -> the bug. Strict: a module that starts passing fails.
-KNOWN_PRINTER_BUGS = {
-    "lit/printer/reserved-word-names.hlo":
-        "names that XLA's lexer reserves (manual, f32, true) are printed without their '%' "
-        "(see test_xla_reserved_names.py)",
-}
+KNOWN_PRINTER_BUGS: dict = {}
 
 
 def _with_shared_placeholder(params, *rest):
