@@ -3,6 +3,8 @@
 // from the IR (names and unmodified attributes are views of the input).
 #include "text/printer.h"
 
+#include <cstring>
+
 #include "absl/strings/ascii.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -32,9 +34,12 @@ enum class NameKind { kInstruction, kModuleOrComputation };
 // what NameUniquer::GetSanitizedName would rename), so such names print as
 // written, bare.
 bool IsReservedWord(absl::string_view name, NameKind kind) {
-  // Every reserved word has 2 to 23 characters; most printed names fail this
-  // test on their length.
-  if (name.size() < 2 || name.size() > 23) return false;
+  // Every reserved word has 2 to 23 characters and no '.'; most printed names
+  // (add.5, custom-call.1102) fail this test before any lookup.
+  if (name.size() < 2 || name.size() > 23 ||
+      std::memchr(name.data(), '.', name.size()) != nullptr) {
+    return false;
+  }
   static const auto* const kKeywords = new absl::flat_hash_set<absl::string_view>{
       // The format's own keywords.
       "HloModule", "ENTRY", "ROOT", "FileNames", "FunctionNames", "FileLocations",
