@@ -276,6 +276,8 @@ struct CommonOptions {
   std::string output;
   bool in_place = false;
   std::string passes;
+  // --pipeline: "xla" (XlaPipeline) or "offload" (DefaultPipeline).
+  std::string pipeline = "xla";
   bool no_lints = false;
   OffloadOptions offload;
   // Threads the parser may use for one large module.
@@ -543,7 +545,7 @@ ModuleResult ProcessChunk(const std::string& path, const InputChunk& chunk,
     context.trace = options.trace_level > 0 ? &trace : nullptr;
     std::vector<absl::string_view> passes;
     if (options.passes.empty()) {
-      passes = DefaultPipeline();
+      passes = options.pipeline == "offload" ? DefaultPipeline() : XlaPipeline();
     } else {
       for (absl::string_view p :
            absl::StrSplit(options.passes, ',', absl::SkipEmpty())) {
@@ -672,6 +674,11 @@ absl::Status CheckReadsBack(absl::string_view printed) {
 }
 
 void AddOffloadFlags(CLI::App* app, CommonOptions& options) {
+  app->add_option("--pipeline", options.pipeline,
+                  "xla (default): XLA's GPU order up to the offloader, with "
+                  "the passes before it that change what it sees; offload: "
+                  "the three offloading passes alone")
+      ->check(CLI::IsMember({"xla", "offload"}));
   app->add_flag("--disable-automatic-host-compute-offload",
                 options.offload.disable_automatic_host_compute_offload,
                 "fail instead of converting device compute on host data into "
@@ -835,7 +842,11 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
   for (const PassInfo& info : PassRegistry()) {
     absl::StrAppend(&footer, "  ", info.name, "\n      ", info.description, "\n");
   }
-  absl::StrAppend(&footer, "\nDefault pipeline: ");
+  absl::StrAppend(&footer, "\nDefault pipeline (--pipeline=xla): ");
+  for (size_t i = 0; i < XlaPipeline().size(); ++i) {
+    absl::StrAppend(&footer, i ? ", " : "", XlaPipeline()[i]);
+  }
+  absl::StrAppend(&footer, "\n--pipeline=offload: ");
   for (size_t i = 0; i < DefaultPipeline().size(); ++i) {
     absl::StrAppend(&footer, i ? ", " : "", DefaultPipeline()[i]);
   }

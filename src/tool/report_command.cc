@@ -42,6 +42,9 @@ CLI::App* AddReportSubcommand(CLI::App& app, ReportCommandOptions& options) {
   report->add_flag("--fix-entry-layout-unless-customized",
                    options.offload.fix_entry_layout_unless_customized,
                    "as for check (XLA V4's entry-layout auto-fix)");
+  report->add_option("--pipeline", options.pipeline,
+                     "as for check: xla (default) or offload")
+      ->check(CLI::IsMember({"xla", "offload"}));
   report->add_option("FILE", options.input, "HLO text file or -")->required();
   return report;
 }
@@ -56,6 +59,7 @@ int RunReportCommand(const ReportCommandOptions& options, std::ostream& out,
   const std::string display = options.input == "-" ? "<stdin>" : options.input;
   ReportOptions report_options;
   report_options.offload = options.offload;
+  report_options.xla_pipeline = options.pipeline != "offload";
   report_options.max_graph_nodes = options.max_nodes;
   std::vector<Report> reports;
   for (const InputChunk& chunk : SplitInput(*text, options.split_input_file)) {

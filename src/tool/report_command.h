@@ -19,6 +19,7 @@ struct ReportCommandOptions {
   std::string output;           // empty or "-": standard output
   bool split_input_file = false;
   OffloadOptions offload;
+  std::string pipeline = "xla";  // --pipeline: xla or offload
   int64_t max_nodes = 400;  // path instructions drawn at most
 };
 
