@@ -964,7 +964,9 @@ absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
   // module simplified).
   std::vector<absl::string_view> before_offloader;
   for (absl::string_view pass :
-       options.xla_pipeline ? XlaPipeline() : DefaultPipeline()) {
+       options.xla_pipeline && !report.earlier_offloading.has_value()
+           ? XlaPipeline()
+           : DefaultPipeline()) {
     if (pass != "host-offloader") before_offloader.push_back(pass);
   }
   report.pipeline = RunPipelinePasses(*module, before_offloader, options.offload);

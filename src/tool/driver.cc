@@ -33,6 +33,7 @@
 #include "diag/diagnostic.h"
 #include "diag/docs.h"
 #include "diag/render.h"
+#include "analysis/offload_utils.h"
 #include "passes/offload_fixes.h"
 #include "passes/offload_lints.h"
 #include "passes/pass.h"
@@ -545,7 +546,11 @@ ModuleResult ProcessChunk(const std::string& path, const InputChunk& chunk,
     context.trace = options.trace_level > 0 ? &trace : nullptr;
     std::vector<absl::string_view> passes;
     if (options.passes.empty()) {
-      passes = options.pipeline == "offload" ? DefaultPipeline() : XlaPipeline();
+      // An input the offloader has run on already (HO3015) gets the
+      // offloading passes alone, as before --pipeline existed.
+      bool offload_only = options.pipeline == "offload" ||
+                          FindEarlierOffloading(**module).has_value();
+      passes = offload_only ? DefaultPipeline() : XlaPipeline();
     } else {
       for (absl::string_view p :
            absl::StrSplit(options.passes, ',', absl::SkipEmpty())) {
