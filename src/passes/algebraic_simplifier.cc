@@ -136,6 +136,19 @@ class Simplifier {
   // Diagnostics report it as `old` stood in the input.
   bool ReplaceWithNew(Instruction* old, HloOpcode opcode,
                       Instruction* operand) {
+    if (opcode == HloOpcode::kBitcast) {
+      // What XLA's fixed point (HloPassFix) does with the new bitcast next:
+      // a bitcast of a bitcast is one bitcast (HandleBitcast), and one of
+      // its operand's shape is the operand.
+      while (operand->opcode() == HloOpcode::kBitcast &&
+             operand->operand_count() == 1) {
+        operand = operand->operand(0);
+      }
+      if (SameShape(old->shape(), operand->shape())) {
+        return ReplaceInstruction(old, operand, ReplaceOptions(),
+                                  side_effects_);
+      }
+    }
     Computation* comp = old->parent();
     Instruction* fresh = comp->AddInstruction(
         opcode, old->shape(), {operand}, HloOpcodeString(opcode));
