@@ -835,11 +835,22 @@ void InstructionBuilder::CopyAttributes(const Instruction& from,
   if (from.flags_ & Instruction::kFrontendModified) {
     to->flags_ |= Instruction::kFrontendModified;
   }
-  // Metadata: the same parsed value.
-  const OpMetadata& md = from.metadata();
-  Instruction::Rare& r = to->rare();
-  r.metadata = std::make_unique<OpMetadata>(md);
-  r.metadata_set = true;
+  // Metadata: parsed from the copied attribute when asked for; what was set
+  // on `from` explicitly (or parsed already) is copied.
+  if (from.rare_ != nullptr && from.rare_->metadata_set) {
+    Instruction::Rare& r = to->rare();
+    r.metadata = from.rare_->metadata
+                     ? std::make_unique<OpMetadata>(*from.rare_->metadata)
+                     : nullptr;
+    r.metadata_set = from.rare_->metadata != nullptr;
+  } else if (from.origin_or_null() != nullptr &&
+             from.origin_or_null()->from_source) {
+    // `from` reads its metadata from its source's text, which `to` lacks.
+    const OpMetadata& md = from.metadata();
+    Instruction::Rare& r = to->rare();
+    r.metadata = std::make_unique<OpMetadata>(md);
+    r.metadata_set = true;
+  }
   size_t kept = 0;
   for (const Attribute& a : from.attributes()) {
     // Control dependencies are not copied (XLA's Clone does not copy them).
@@ -1266,6 +1277,25 @@ std::pair<absl::string_view, int64_t> SplitNumericSuffix(absl::string_view name)
 Module::NameIds& Module::IdsFor(absl::string_view root) {
   auto it = names_.find(root);
   if (it != names_.end()) return it->second;
+  // Past a few roots (a pass that copies whole computations asks for one
+  // root per name it copies), one scan indexes every name instead of one
+  // scan per root: linear however many roots are asked for.
+  if (!names_indexed_ && ++lazy_root_scans_ > kLazyRootScans) {
+    names_indexed_ = true;
+    auto index = [&](absl::string_view name) {
+      auto [r, id] = SplitNumericSuffix(name);
+      auto found = names_.find(r);
+      if (found == names_.end()) {
+        found = names_.emplace(std::string(r), NameIds()).first;
+      }
+      found->second.used.insert(id);
+    };
+    for (const auto& comp : computations_) {
+      for (const auto& instr : comp->instructions_) index(instr->name());
+    }
+    for (const RetiredName& retired : retired_names_) index(retired.name);
+  }
+  if (names_indexed_) return names_[std::string(root)];
   // First request for this root: every name the module holds, held, or
   // reserved with this root is taken (the index is built lazily so that
   // parsing pays nothing for it).

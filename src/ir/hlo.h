@@ -665,6 +665,11 @@ class Module {
     int64_t next = 0;
   };
   NameIds& IdsFor(absl::string_view root);
+  // IdsFor scans the module for each new root until kLazyRootScans roots,
+  // then indexes every name once (names_indexed_).
+  static constexpr int kLazyRootScans = 16;
+  int lazy_root_scans_ = 0;
+  bool names_indexed_ = false;
 
   // Declared first: destroyed after the computations that point into them.
   Arena arena_;
@@ -730,6 +735,8 @@ class InstructionBuilder {
   // Copies every attribute of `from` (raw and structured) onto `to`, which
   // must have the same opcode and no attributes yet. Called computations are
   // shared.
+  // `to` reads its metadata from the copied `metadata` attribute when asked
+  // for it (`from`'s is not parsed).
   static void CopyAttributes(const Instruction& from, Instruction* to);
 };
 

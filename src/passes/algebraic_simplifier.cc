@@ -153,7 +153,7 @@ class Simplifier {
     Instruction* fresh = comp->AddInstruction(
         opcode, old->shape(), {operand}, HloOpcodeString(opcode));
     // XLA's ReplaceInstruction gives the new instruction `old`'s metadata.
-    if (!old->metadata().op_name.empty()) fresh->set_metadata_from(*old);
+    if (HasPrintedOpName(old)) fresh->set_metadata_from(*old);
     fresh->set_input_from(*old, old->input_computation());
     if (!ReplaceInstruction(old, fresh, ReplaceOptions(), side_effects_)) {
       comp->RemoveInstruction(fresh);

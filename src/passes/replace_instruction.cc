@@ -5,6 +5,14 @@
 
 namespace hloff {
 
+bool HasPrintedOpName(const Instruction* instr) {
+  std::optional<RawAttribute> md = instr->FindRawAttribute("metadata");
+  if (!md) return false;
+  size_t at = md->value.find("op_name=\"");
+  return at != absl::string_view::npos &&
+         at + 9 < md->value.size() && md->value[at + 9] != '"';
+}
+
 bool IsSafelyRemovable(const Instruction* instr) {
   return instr->opcode() != HloOpcode::kParameter &&
          instr->control_predecessors().empty() &&
@@ -56,9 +64,9 @@ bool PrepareReplacement(Instruction* old, Instruction* replacement,
       if (s != replacement) replacement->AddControlDependencyTo(s);
     }
   }
-  if (replacement->metadata().op_name.empty() &&
-      !old->metadata().op_name.empty() &&
-      !replacement->FindRawAttribute("metadata")) {
+  // XLA gives `replacement` `old`'s metadata when it has no op_name; here
+  // when it prints no metadata at all (what the printed module shows).
+  if (!replacement->FindRawAttribute("metadata") && HasPrintedOpName(old)) {
     replacement->set_metadata_from(*old);
   }
   if (!new_sharding && old_sharding) replacement->set_sharding(old_sharding);

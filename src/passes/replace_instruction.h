@@ -43,6 +43,10 @@ bool ReplaceInstruction(Instruction* old, Instruction* replacement,
 bool PrepareReplacement(Instruction* old, Instruction* replacement,
                         const ReplaceOptions& options);
 
+// Whether the printed `metadata` of `instr` has a non-empty op_name (read
+// from its text; nothing is parsed).
+bool HasPrintedOpName(const Instruction* instr);
+
 // Whether XLA's HloComputation::IsSafelyRemovable (without a call graph)
 // holds: not a parameter, no control edges.
 bool IsSafelyRemovable(const Instruction* instr);
