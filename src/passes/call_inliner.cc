@@ -186,17 +186,7 @@ absl::Status Inline(Instruction* call, absl::string_view callee_name,
 // Moves the uses of the inlined calls of `comp` to their replacements and
 // removes the calls (XLA's ReplaceInstruction without removing operands).
 void ApplyReplacements(Computation* comp, const Replacements& replaced) {
-  absl::flat_hash_set<Instruction*> users;
-  std::vector<Instruction*> ordered;
-  for (const auto& [call, _] : replaced) {
-    for (Instruction* user : call->users()) {
-      if (users.insert(user).second) ordered.push_back(user);
-    }
-  }
-  for (Instruction* user : ordered) user->ReplaceOperandsWith(replaced);
-  if (auto it = replaced.find(comp->root()); it != replaced.end()) {
-    comp->set_root(it->second);
-  }
+  MoveUses(comp, replaced);
   for (const auto& [call, _] : replaced) {
     comp->RemoveInstruction(const_cast<Instruction*>(call));
   }

@@ -3,6 +3,8 @@
 
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
+
 namespace hloff {
 
 bool HasPrintedOpName(const Instruction* instr) {
@@ -11,6 +13,22 @@ bool HasPrintedOpName(const Instruction* instr) {
   size_t at = md->value.find("op_name=\"");
   return at != absl::string_view::npos &&
          at + 9 < md->value.size() && md->value[at + 9] != '"';
+}
+
+void MoveUses(Computation* comp,
+              const absl::flat_hash_map<const Instruction*, Instruction*>&
+                  replaced) {
+  absl::flat_hash_set<Instruction*> seen;
+  std::vector<Instruction*> users;
+  for (const auto& [old, _] : replaced) {
+    for (Instruction* user : old->users()) {
+      if (seen.insert(user).second) users.push_back(user);
+    }
+  }
+  for (Instruction* user : users) user->ReplaceOperandsWith(replaced);
+  if (auto it = replaced.find(comp->root()); it != replaced.end()) {
+    comp->set_root(it->second);
+  }
 }
 
 bool IsSafelyRemovable(const Instruction* instr) {

@@ -7,6 +7,7 @@
 #ifndef HLO_OFFLOAD_PASSES_REPLACE_INSTRUCTION_H_
 #define HLO_OFFLOAD_PASSES_REPLACE_INSTRUCTION_H_
 
+#include "absl/container/flat_hash_map.h"
 #include "analysis/side_effects.h"
 #include "ir/hlo.h"
 
@@ -42,6 +43,16 @@ bool ReplaceInstruction(Instruction* old, Instruction* replacement,
 // (Instruction::ReplaceOperandsWith).
 bool PrepareReplacement(Instruction* old, Instruction* replacement,
                         const ReplaceOptions& options);
+
+// Moves every use (the root included) of each key of `replaced`, an
+// instruction of `comp`, to its value, rewriting each user once however many
+// of its operands move: what a pass that replaces many instructions does
+// instead of one ReplaceInstruction each, which would rescan a wide user (a
+// tuple of 10^5 operands) once per operand. The keys stay, unused, for the
+// caller to remove.
+void MoveUses(Computation* comp,
+              const absl::flat_hash_map<const Instruction*, Instruction*>&
+                  replaced);
 
 // Whether the printed `metadata` of `instr` has a non-empty op_name (read
 // from its text; nothing is parsed).
