@@ -3,6 +3,8 @@
 
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
@@ -103,6 +105,21 @@ class Simplifier {
  public:
   explicit Simplifier(Module& module) : module_(module) {}
 
+  // Moves the uses of what was replaced in `comp` and removes it, with the
+  // operands it leaves unused (the end of XLA's ReplaceInstruction, once
+  // per computation: see MoveUses).
+  void Finish(Computation* comp) {
+    if (replaced_.empty()) return;
+    MoveUses(comp, replaced_);
+    for (Instruction* old : order_) {
+      if (!old->IsDead() && old->user_count() == 0 && !old->IsRoot()) {
+        RemoveInstructionAndUnusedOperands(old, side_effects_);
+      }
+    }
+    replaced_.clear();
+    order_.clear();
+  }
+
   bool Visit(Instruction* instr) {
     if (instr->IsDead() || !instr->control_predecessors().empty() ||
         instr->operand_count() != 1) {
@@ -123,12 +140,33 @@ class Simplifier {
   }
 
  private:
+  // What `instr` stands for once the replacements made so far take effect.
+  Instruction* Resolve(Instruction* instr) const {
+    for (auto it = replaced_.find(instr); it != replaced_.end();
+         it = replaced_.find(instr)) {
+      instr = it->second;
+    }
+    return instr;
+  }
+  Instruction* Operand(const Instruction* instr, int64_t i = 0) const {
+    return Resolve(instr->operand(i));
+  }
+
+  // XLA's ReplaceInstruction, its uses moved in Finish.
+  bool Replace(Instruction* old, Instruction* replacement,
+               const ReplaceOptions& options = ReplaceOptions()) {
+    if (!PrepareReplacement(old, replacement, options)) return false;
+    replaced_[old] = replacement;
+    order_.push_back(old);
+    return true;
+  }
+
   // XLA's ReplaceInstructionIfCompatible (layout-sensitive SameShape).
   bool ReplaceIfSameShape(Instruction* old, Instruction* replacement) {
     if (!SameShape(old->shape(), replacement->shape())) return false;
     ReplaceOptions options;
     options.preserve_sharding = true;
-    return ReplaceInstruction(old, replacement, options, side_effects_);
+    return Replace(old, replacement, options);
   }
 
   // A new instruction of `opcode` and `old`'s shape on `operand`, put in
@@ -142,11 +180,10 @@ class Simplifier {
       // its operand's shape is the operand.
       while (operand->opcode() == HloOpcode::kBitcast &&
              operand->operand_count() == 1) {
-        operand = operand->operand(0);
+        operand = Operand(operand);
       }
       if (SameShape(old->shape(), operand->shape())) {
-        return ReplaceInstruction(old, operand, ReplaceOptions(),
-                                  side_effects_);
+        return Replace(old, operand);
       }
     }
     Computation* comp = old->parent();
@@ -155,7 +192,7 @@ class Simplifier {
     // XLA's ReplaceInstruction gives the new instruction `old`'s metadata.
     if (HasPrintedOpName(old)) fresh->set_metadata_from(*old);
     fresh->set_input_from(*old, old->input_computation());
-    if (!ReplaceInstruction(old, fresh, ReplaceOptions(), side_effects_)) {
+    if (!Replace(old, fresh)) {
       comp->RemoveInstruction(fresh);
       return false;
     }
@@ -164,7 +201,7 @@ class Simplifier {
 
   // XLA's BitcastingOperandOfReshapeOrCopyChain (layout-sensitive).
   Instruction* BitcastingOperand(Instruction* instr) {
-    Instruction* operand = instr->operand(0);
+    Instruction* operand = Operand(instr);
     for (int links = 0; links < AlgebraicSimplifier::kMaxChain; ++links) {
       if (Bitcastable(operand->shape(), instr->shape())) return operand;
       if ((operand->opcode() != HloOpcode::kReshape &&
@@ -172,7 +209,7 @@ class Simplifier {
           operand->operand_count() != 1) {
         return nullptr;
       }
-      operand = operand->operand(0);
+      operand = Operand(operand);
     }
     return nullptr;
   }
@@ -182,9 +219,9 @@ class Simplifier {
   }
 
   bool HandleReshape(Instruction* reshape) {
-    Instruction* operand = reshape->operand(0);
+    Instruction* operand = Operand(reshape);
     if (SameShape(reshape->shape(), operand->shape()) &&
-        ReplaceInstruction(reshape, operand, ReplaceOptions(), side_effects_)) {
+        Replace(reshape, operand)) {
       return true;
     }
     if (Instruction* source = BitcastingOperand(reshape)) {
@@ -194,7 +231,7 @@ class Simplifier {
   }
 
   bool HandleTranspose(Instruction* transpose) {
-    Instruction* operand = transpose->operand(0);
+    Instruction* operand = Operand(transpose);
     std::vector<int64_t> dims;
     auto attr = transpose->FindRawAttribute("dimensions");
     if (!attr || !ParseDimensions(attr->value, dims) ||
@@ -203,10 +240,7 @@ class Simplifier {
     }
     bool identity = true;
     for (size_t i = 0; i < dims.size(); ++i) identity &= dims[i] == int64_t(i);
-    if (identity) {
-      ReplaceOptions options;
-      return ReplaceInstruction(transpose, operand, options, side_effects_);
-    }
+    if (identity) return Replace(transpose, operand);
     if (Static(operand->shape()) && Static(transpose->shape()) &&
         operand->shape().element_type == transpose->shape().element_type &&
         XlaTransposeIsBitcast(operand->shape(), transpose->shape(), dims)) {
@@ -216,14 +250,11 @@ class Simplifier {
   }
 
   bool HandleCopy(Instruction* copy) {
-    Instruction* operand = copy->operand(0);
+    Instruction* operand = Operand(copy);
     if (operand->opcode() == HloOpcode::kCopy &&
         operand->operand_count() == 1) {
-      Instruction* inner = operand->operand(0);
-      if (SameShape(inner->shape(), copy->shape())) {
-        return ReplaceInstruction(copy, inner, ReplaceOptions(),
-                                  side_effects_);
-      }
+      Instruction* inner = Operand(operand);
+      if (SameShape(inner->shape(), copy->shape())) return Replace(copy, inner);
       return ReplaceWithNew(copy, HloOpcode::kCopy, inner);
     }
     const Instruction* entry_root = module_.entry()->root();
@@ -241,11 +272,11 @@ class Simplifier {
   }
 
   bool HandleBitcast(Instruction* bitcast) {
-    Instruction* operand = bitcast->operand(0);
+    Instruction* operand = Operand(bitcast);
     if (operand->opcode() == HloOpcode::kBitcast &&
         operand->operand_count() == 1) {
       // Post order: the inner bitcast is simplified already.
-      return ReplaceWithNew(bitcast, HloOpcode::kBitcast, operand->operand(0));
+      return ReplaceWithNew(bitcast, HloOpcode::kBitcast, Operand(operand));
     }
     if (bitcast->shape().element_type != operand->shape().element_type) {
       return false;
@@ -255,6 +286,8 @@ class Simplifier {
 
   Module& module_;
   SideEffects side_effects_;
+  absl::flat_hash_map<const Instruction*, Instruction*> replaced_;
+  std::vector<Instruction*> order_;
 };
 
 }  // namespace
@@ -288,6 +321,7 @@ absl::StatusOr<bool> AlgebraicSimplifier::Run(Module& module) {
     for (Instruction* instr : comp->MakeInstructionPostOrder()) {
       changed |= simplifier.Visit(instr);
     }
+    simplifier.Finish(comp.get());
   }
   return changed;
 }
