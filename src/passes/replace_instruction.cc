@@ -82,9 +82,12 @@ bool PrepareReplacement(Instruction* old, Instruction* replacement,
       if (s != replacement) replacement->AddControlDependencyTo(s);
     }
   }
-  // XLA gives `replacement` `old`'s metadata when it has no op_name; here
-  // when it prints no metadata at all (what the printed module shows).
-  if (!replacement->FindRawAttribute("metadata") && HasPrintedOpName(old)) {
+  // XLA gives `replacement` `old`'s metadata when it has no op_name. Not
+  // when it stands for an input instruction with one (a MoveToHost made from
+  // an annotation reports the annotation's line, not that of what it
+  // replaces).
+  if (!replacement->FindRawAttribute("metadata") && HasPrintedOpName(old) &&
+      replacement->metadata().op_name.empty()) {
     replacement->set_metadata_from(*old);
   }
   if (!new_sharding && old_sharding) replacement->set_sharding(old_sharding);
