@@ -503,8 +503,8 @@ void LintNestedHostStack(const Module& module, const CallGraph& call_graph,
   }
   // The host path through both loops and the joining hops.
   auto hop = [](const Instruction* instr, ShapeIndex index) {
-    return PathHop{std::string(instr->name()),
-                   std::string(instr->parent()->name()), std::move(index),
+    return PathHop{std::string(instr->input_name()),
+                   std::string(instr->input_computation()), std::move(index),
                    instr->loc()};
   };
   d.path.push_back(hop(stacked, {}));
