@@ -77,6 +77,13 @@ struct Diagnostic {
   // E1200: the walk's starting instruction and the entry output index.
   std::string start;
   std::optional<ShapeIndex> output_index;
+  // JAX names, set only when the caller gave them
+  // (PipelineOptions::output_paths / input_paths): the pytree path of the
+  // entry output at `output_index` (e.g. "result['opt_state']['mu']") and
+  // of the entry parameter the diagnostic is about (e.g. "params['w']").
+  // Shown as "output_path" / "input_path" in JSON and as notes in text.
+  std::string output_path;
+  std::string input_path;
   std::vector<PathHop> path;
   std::optional<ProgramSource> source;
   std::vector<Note> notes;
