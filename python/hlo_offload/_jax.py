@@ -415,6 +415,7 @@ def _split_top(text: str) -> list[str]:
     return items
 
 
+_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _ARRAY_SHAPE = re.compile(r"\A([a-z][a-z0-9]*)\[([^\]]*)\](\{.*\})?\Z", re.S)
 _MEMORY_SPACE_ITEM = re.compile(r"S\(\d+\)")
 
@@ -476,7 +477,8 @@ def apply_memory_kinds_to_entry_layout(hlo_text: str, input_spaces: list[int],
         raise ValueError("the HloModule line has no entry_computation_layout")
     open_at = at + len(_LAYOUT_KEY)
     close_at = _matching_close(header, open_at)
-    body = header[open_at + 1:close_at]           # (params)->result
+    # The printer numbers long tuples with /*index=N*/ comments; the parser skips them.
+    body = _COMMENT.sub("", header[open_at + 1:close_at])   # (params)->result
     if not body.startswith("("):
         raise ValueError("malformed entry_computation_layout")
     params_close = _matching_close(body, 0)
