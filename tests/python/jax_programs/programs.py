@@ -140,20 +140,22 @@ _UNPINNED_EVIDENCE = (
 
 # XLA removes the Shardy result custom-call before the offloading passes; the tool does not.
 FUNC_RESULT_SHARDING_XFAIL = (
-    "the tool's walk from the MoveToHost stops at the xla.sdy.FuncResultSharding "
-    "custom-call that JAX's Shardy lowering puts between an out_shardings result and the "
-    "entry output, where XLA has removed it before the offloading passes (ShardingRemover, "
-    "xla/service/sharding_remover.cc; Shardy's round-trip import, "
-    "sdy_round_trip/import_shardy_attrs.cc handleFuncResultSharding), so it reports no "
-    "E1200")
+    "the tool starts no walk at a custom-call user of a MoveToHost (here the "
+    "xla.sdy.FuncResultSharding custom-call JAX's Shardy lowering puts between an "
+    "out_shardings result and the entry output), where XLA's GetStartingInstructions takes "
+    "it as a start and WalkDownHostMemoryOffloadPaths walks through it (kCustomCall is in "
+    "IsValidDuringPureMemoryOffload, host_offload_utils.cc), and where XLA has in any case "
+    "removed it before the offloading passes (ShardingRemover, "
+    "xla/service/sharding_remover.cc); so it reports no E1200")
 _FUNC_RESULT_SHARDING_EVIDENCE = (
     " With out_shardings the result passes through a Shardy `xla.sdy.FuncResultSharding` "
     "custom-call; with one partition GPU's sharding-removal pipeline (RunSPMDPasses in "
     "gpu_compiler.cc) removes it with ShardingRemover (xla/service/sharding_remover.cc) "
     "before ConvertMemoryPlacementToInternalAnnotations' annotations reach HostOffloader "
     "(with several partitions ShardyXLA's round-trip import does, "
-    "sdy_round_trip/import_shardy_attrs.cc handleFuncResultSharding), so the path reaches "
-    "the entry output.")
+    "sdy_round_trip/import_shardy_attrs.cc handleFuncResultSharding); were it left, the walk "
+    "would go through it (kCustomCall is in IsValidDuringPureMemoryOffload, "
+    "xla/service/host_offload_utils.cc). Either way the path reaches the entry output.")
 
 
 @program(verdict=CLEAN, must_contain=('_xla_buffer_placement="unpinned_host"',
@@ -165,9 +167,11 @@ _FUNC_RESULT_SHARDING_EVIDENCE = (
                   "ConvertMemoryPlacementToInternalAnnotations maps \"unpinned_host\" to a "
                   "MoveToHost, which here is the entry's root. "
                   "HostOffloader::GetStartingInstructions walks from the MoveToHost's "
-                  "successors and the root has none, so no path is walked and no output is "
-                  "checked: XLA compiles it (the tool adds its HO3004 warning: the host "
-                  "memory asked for is not what the layout declares).")
+                  "successors (GetSuccessors, host_offload_utils.cc) and the entry root has "
+                  "none, so HandleMoveToHostCustomCall only replaces the root by a copy to "
+                  "memory space 5 without checking the entry layout: XLA compiles it (the "
+                  "tool adds its HO3004 warning: the output is declared in device memory "
+                  "but returned as a host copy).")
 def put_unpinned_host_default_out(hjax, platform):
     jax, jnp, dev = _env()
     unpinned = dev.with_memory_kind("unpinned_host")
