@@ -123,22 +123,35 @@ _EXCLUDED = False
 # Text sources
 
 
-_STABLEHLO_START = re.compile(
-    r"\A(?:\s|//[^\n]*\n|#loc[\w.$-]*\s*=[^\n]*\n)*module\b", re.ASCII)
-_STABLEHLO_OP = re.compile(r"\b(?:stablehlo|mhlo|func)\.[a-z_]+")
+_MODULE_WORD = re.compile(r"module(?:\s|\{|@|$)")
 
 
 def is_stablehlo_text(text: str) -> bool:
     """Whether `text` looks like an MLIR module of StableHLO (as JAX prints it).
 
-    True when the text starts (after blank lines, `//` comments and `#loc` aliases) with
-    `module` and uses a `stablehlo.`, `mhlo.` or `func.` operation. Cheap and without JAX;
-    HLO text (`HloModule ...`) is never taken for StableHLO.
+    True when its first line that is not blank, a `//` comment or a `#loc` alias starts
+    with the word `module`, or when the text is nothing but such lines and at least one
+    `#loc` alias (the head of a module printed with debug info, whose location aliases
+    come first). Reads only as far as that line; needs no JAX. HLO text (`HloModule ...`)
+    is never taken for StableHLO.
     """
     if not isinstance(text, str):
         return False
-    head = text[:1 << 16]
-    return bool(_STABLEHLO_START.match(head)) and bool(_STABLEHLO_OP.search(text))
+    saw_loc = False
+    pos, n = 0, len(text)
+    while pos < n:
+        end = text.find("\n", pos)
+        if end < 0:
+            end = n
+        line = text[pos:end].strip()
+        pos = end + 1
+        if not line or line.startswith("//"):
+            continue
+        if line.startswith("#loc"):
+            saw_loc = True
+            continue
+        return bool(_MODULE_WORD.match(line))
+    return saw_loc
 
 
 def from_stablehlo_text(text: str, platform: str | None = None,

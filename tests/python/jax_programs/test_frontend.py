@@ -93,6 +93,11 @@ def test_is_stablehlo_text(hjax):
     assert not hjax.is_stablehlo_text(lowered.as_text(dialect="hlo"))
     assert not hjax.is_stablehlo_text("HloModule m\n\nENTRY e { ROOT p = f32[] parameter(0) }")
     assert not hjax.is_stablehlo_text("")
+    assert not hjax.is_stablehlo_text("// just a comment\n")
+    assert not hjax.is_stablehlo_text("ENTRY e { ROOT p = f32[] parameter(0) }")
+    # The head of a large module printed with debug info: only #loc aliases so far.
+    head = "".join(f'#loc{i} = loc("params[{i}]")\n' for i in range(3000))
+    assert hjax.is_stablehlo_text(head[:1 << 16])
     assert not hjax.is_stablehlo_text(b"module")
 
 
