@@ -179,6 +179,39 @@ def put_unpinned_host_default_out(hjax, platform):
     return _lower(hjax, platform, f, _sds(jax, jnp, (16, 256), dev))
 
 
+@program(verdict=E1200, e1200_paths=frozenset({"result[0]"}),
+         must_contain=('_xla_buffer_placement="unpinned_host"',
+                       "->(f32[16,256]{1,0}, f32[16,256]{1,0})}"),
+         evidence="As put_unpinned_host_default_out, but the host value is one of two "
+                  "outputs: JAX 0.10.2 again writes mhlo.memory_kind=\"device\" on it (seen "
+                  "here). The MoveToHost's successor is the root tuple, which "
+                  "GetStartingInstructions takes as the start; WalkDownHostMemoryOffloadPaths "
+                  "finds the entry output {0} in memory space 0 and returns "
+                  "CompileTimeHostOffloadOutputLocationMismatch (starting from the tuple). "
+                  "A JAX program that XLA refuses with E1200 as written.")
+def put_unpinned_host_tuple_default_out(hjax, platform):
+    jax, jnp, dev = _env()
+    unpinned = dev.with_memory_kind("unpinned_host")
+    f = jax.jit(lambda x: (jax.device_put(x * 2.0, unpinned), x + 1.0))
+    return _lower(hjax, platform, f, _sds(jax, jnp, (16, 256), dev))
+
+
+@program(verdict=E1200, e1200_paths=frozenset({"result[0]"}),
+         must_contain=('_xla_buffer_placement="unpinned_host"', "{1,0:S(6)}",
+                       'custom_call_target="xla.sdy.FuncResultSharding"'),
+         evidence=_UNPINNED_EVIDENCE + " Here out_shardings asks for unpinned_host, so the "
+                  "output is S(6); JAX adds a second annotate_device_placement(\"unpinned_host\") "
+                  "and the root is a tuple, so the walk reaches output {0}." +
+                  _FUNC_RESULT_SHARDING_EVIDENCE,
+         xfail=FUNC_RESULT_SHARDING_XFAIL)
+def put_unpinned_host_tuple_out_unpinned_host(hjax, platform):
+    jax, jnp, dev = _env()
+    unpinned = dev.with_memory_kind("unpinned_host")
+    f = jax.jit(lambda x: (jax.device_put(x * 2.0, unpinned), x + 1.0),
+                out_shardings=(unpinned, dev))
+    return _lower(hjax, platform, f, _sds(jax, jnp, (16, 256), dev))
+
+
 @program(verdict=CLEAN, must_contain=('_xla_buffer_placement="device"', "{1,0:S(5)}"),
          evidence="A pinned_host argument device_put to \"device\" inside jit, then computed "
                   "on: JAX 0.10.2 emits annotate_device_placement(\"device\") only for a value "
