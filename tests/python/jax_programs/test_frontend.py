@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-jax = pytest.importorskip("jax")
+jax = pytest.importorskip("jax", reason="the JAX front end's tests need jax and jaxlib")
 jnp = pytest.importorskip("jax.numpy")
 
 from jax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402

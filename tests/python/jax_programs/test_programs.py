@@ -1,6 +1,6 @@
 """The JAX program suite: each program lowered for TPU and GPU, checked by the tool.
 
-For every program of programs.py and each platform: the front end's module must parse
+For every program of offload_programs.py and each platform: the front end's module must parse
 (it is verified inside the front end), contain what the program is about, and `check
 --format=json` must give XLA's verdict: exit 0 and no error for a clean program; exit 1
 and E1200 on exactly the JAX output paths XLA's error is about otherwise; XLA's host
@@ -8,7 +8,9 @@ compute warning (HO2001) where XLA logs it, and never where it does not.
 """
 import pytest
 
-from programs import CLEAN, E1200, PROGRAMS
+pytest.importorskip("jax", reason="the JAX program suite needs jax and jaxlib")
+
+from offload_programs import CLEAN, E1200, PROGRAMS  # noqa: E402
 
 PLATFORMS = ("tpu", "cuda")
 
