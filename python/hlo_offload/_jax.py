@@ -253,10 +253,27 @@ def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
     module = lowered.compiler_ir("stablehlo")
     if module is None:
         raise ValueError("the Lowered has no StableHLO module")
-    tuple_args = bool(getattr(lowered, "_lowering", None) is not None and
-                      lowered._lowering.compile_args.get("tuple_args", False))
+    tuple_args = _tuple_args(lowered, used)
     return _convert(module, platform=used, tuple_args=tuple_args,
                     out_tree=getattr(lowered, "out_tree", None), notes=notes)
+
+
+def _tuple_args(lowered, platform: str) -> bool:
+    """Whether JAX compiles this Lowered with its arguments tupled on `platform`.
+
+    JAX decides it when it compiles (pxla.py, `dispatch.should_tuple_args(len(in_avals),
+    backend.platform)`: on TPU above 2000 arguments) and passes it to PJRT as
+    `parameter_is_tupled_arguments`. Lowered on another machine, the recorded decision is
+    the local backend's, so it is taken again for the platform lowered for.
+    """
+    compile_args = getattr(getattr(lowered, "_lowering", None), "compile_args", None) or {}
+    if compile_args.get("tuple_args"):
+        return True
+    in_avals = compile_args.get("global_in_avals")
+    if in_avals is None:
+        return False
+    from jax._src import dispatch
+    return bool(dispatch.should_tuple_args(len(in_avals), platform))
 
 
 def _check_platform(platform: str) -> str:
@@ -360,10 +377,12 @@ def _convert(module, *, platform: str, tuple_args: bool, out_tree, notes) -> Xla
             bytecode, use_tuple_args=tuple_args, return_tuple=False)
     except Exception as e:
         raise ValueError(f"jaxlib could not convert the module to HLO: {e}") from e
-    options = xla_client.hlo.HloPrintOptions()   # the long form of XLA's dumps
+    options = xla_client.hlo.HloPrintOptions()   # XLA's dump form (`%` names) ...
     options.print_large_constants = True         # elided constants do not parse
     options.print_metadata = True                # source_file / source_line for reports
-    options.print_operand_shape = True
+    # ... without operand shapes: with tupled arguments every get-tuple-element would
+    # repeat the whole parameter tuple (2001 arguments: 55 MB of text instead of 0.3 MB).
+    options.print_operand_shape = False
     text = computation.as_hlo_module().to_string(options)
     in_spaces = [MEMORY_SPACE_OF_KIND[k] for k in input_kinds]
     out_spaces = [MEMORY_SPACE_OF_KIND[k] for k in output_kinds]

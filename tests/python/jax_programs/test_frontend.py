@@ -278,3 +278,19 @@ def test_long_entry_layouts_parse(hjax, shardings):
     assert r.output_memory_kinds == ["pinned_host"] * n
     assert _entry_layout(r.hlo_text).count("S(5)") == n
     _parse(r.hlo_text)
+
+
+def test_many_arguments_are_tupled_on_tpu(hjax, shardings):
+    # JAX compiles a TPU program of more than 2000 arguments with tupled arguments
+    # (dispatch.should_tuple_args); PJRT then untuples them to apply the memory kinds.
+    dev, host = shardings
+    n = 2001
+    args = [jax.ShapeDtypeStruct((2,), jnp.float32, sharding=host if i == 0 else dev)
+            for i in range(n)]
+    f = jax.jit(lambda *xs: jax.device_put(xs[0], dev) + xs[1], keep_unused=True)
+    r = hjax.from_jax(f, *args)
+    assert r.tuple_args and any("tupled" in n for n in r.notes)
+    assert r.input_paths[:2] == ["xs[0]", "xs[1]"] and len(r.input_paths) == n
+    assert _entry_layout(r.hlo_text).startswith("((f32[2]{0:S(5)}, f32[2]{0}, ")
+    _parse(r.hlo_text)
+    assert not hjax.from_jax(f, *args, platform="cuda").tuple_args
