@@ -116,17 +116,15 @@ def put_pinned_host_out_device(hjax, platform):
 SCAN_CALLS_XFAIL = (
     "the tool warns HO2001/HO2002 (and HO3007) inside the scan, whose body, slices and "
     "updates JAX 0.10.2 lowers into `call`s; XLA inlines those calls before the offloading "
-    "passes (CallInliner in RunPreSPMDPartitionerPasses, gpu_compiler.cc) and removes the "
-    "`Sharding` custom-calls (ShardingRemover), after which the annotations sit next to "
-    "their bitcast reshapes, dynamic-update-slices and dynamic-slices as "
-    "InstructionIsAllowedBetweenMoveToHostAndDus / "
+    "passes (CallInliner in RunPreSPMDPartitionerPasses, gpu_compiler.cc), after which the "
+    "annotations sit next to their bitcast reshapes, dynamic-update-slices and "
+    "dynamic-slices as InstructionIsAllowedBetweenMoveToHostAndDus / "
     "InstructionIsAllowedBetweenDsAndMoveToDevice require, and XLA is silent")
 
 PARAM_STREAMING_XFAIL = (
-    "the tool neither inlines the `call`s JAX 0.10.2 lowers a scan's per-layer "
-    "dynamic_index_in_dim and body to (XLA's CallInliner runs before the offloading passes) "
-    "nor looks through the `Sharding` custom-call of the device_put (XLA's ShardingRemover); "
-    "so the dynamic-slice's way to the MoveToDevice crosses a call, which "
+    "the tool does not inline the `call`s JAX 0.10.2 lowers a scan's per-layer "
+    "dynamic_index_in_dim and body to (XLA's CallInliner runs before the offloading "
+    "passes), so the dynamic-slice's way to the MoveToDevice crosses a call, which "
     "InstructionIsAllowedBetweenDsAndMoveToDevice refuses, and it warns HO2002 and HO2001 "
     "where XLA is silent")
 
@@ -372,7 +370,8 @@ def host_param_arithmetic(hjax, platform):
                   "RunPreSPMDPartitionerPasses, gpu_compiler.cc), and puts a `Sharding` "
                   "custom-call before the MoveToDevice, which ShardingRemover removes; the "
                   "squeeze is a bitcast reshape, which "
-                  "InstructionIsAllowedBetweenDsAndMoveToDevice allows. So XLA is silent.",
+                  "InstructionIsAllowedBetweenDsAndMoveToDevice allows. So XLA is silent "
+                  "(the tool looks through the `Sharding` custom-call too: it is the calls).",
          xfail=PARAM_STREAMING_XFAIL)
 def param_streaming_scan(hjax, platform):
     jax, jnp, dev = _env()
