@@ -9,11 +9,10 @@ Verdicts are XLA's, read from its source (openxla/xla of 2026-07-26): the pass p
 ConvertMemoryPlacementToInternalAnnotations (xla/hlo/transforms/
 convert_memory_placement_to_internal_annotations.cc), HostOffloadLegalize and HostOffloader
 (xla/hlo/transforms/host_offloader.cc), in that order (xla/service/gpu/gpu_compiler.cc;
-TPU's compiler is not public: the verdicts assume it runs the same passes, which the
-`memory_kind` documentation of JAX implies). Before them, with one partition, GPU's
+TPU's compiler is not public: the verdicts assume it runs the same passes). Before them, with one partition, GPU's
 `sharding-removal` pipeline (ShardingRemover, xla/service/sharding_remover.cc) removes the
 `Sharding` and `xla.sdy.FuncResultSharding` custom-calls that JAX's lowering leaves on the
-way. Where a verdict rests on what JAX emits (an annotation it adds or not), that was seen
+way (their uses get the operand), and CallInliner (pre-SPMD pipeline) inlines every `call`. Where a verdict rests on what JAX emits (an annotation it adds or not), that was seen
 by running JAX 0.10.2 here. None of these programs was compiled on a device.
 """
 from __future__ import annotations
