@@ -1,11 +1,13 @@
-// The whole `hlo-offload check`: map the file, parse, run the pipeline,
-// render the diagnostics (output discarded).
-#include <sstream>
+// The whole `hlo-offload check` of one file through the library flow the
+// command line calls (pipeline/pipeline.h): map the file, parse (on every
+// core, as the command line does for one file), run the pipeline and the
+// lints, render the diagnostics as text (output discarded).
+#include <algorithm>
 #include <string>
-#include <vector>
+#include <thread>
 
 #include "bench/bench_input.h"
-#include "tool/driver.h"
+#include "pipeline/pipeline.h"
 
 namespace hloff::bench {
 namespace {
@@ -16,15 +18,18 @@ std::string& InputPath() {
 }
 
 void BM_Check(benchmark::State& state) {
-  const std::vector<std::string> args = {"hlo-offload", "check", InputPath()};
+  PipelineOptions options;
+  options.parse_threads =
+      static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.keep_modules = false;
   for (auto _ : state) {
-    std::ostringstream out, err;
-    int status = RunTool(args, out, err);
-    if (status == 2) {
+    PipelineResult result = RunPipelineOnFile(Command::kCheck, InputPath(), options);
+    if (result.exit_status == kExitUsage) {
       state.SkipWithError("check failed to read or parse the input");
       break;
     }
-    benchmark::DoNotOptimize(status);
+    std::string rendered = RenderDiagnostics(result, DiagnosticFormat::kText);
+    benchmark::DoNotOptimize(rendered);
   }
   SetInputBytes(state);
 }

@@ -1,25 +1,20 @@
-// libFuzzer target for everything hlo-offload does with a module it has
-// parsed: the input is split as --split-input-file splits it, and each piece
-// goes through the default pipeline (convert-memory-placement-to-internal-
-// annotations, host-offload-legalize, host-offloader) with the levelled
-// trace on, every diagnostic renderer (text, XLA, JSON, SARIF), the printer
-// and both E1200 fixes. The printed result of a successful run must parse
-// again: that is what `opt` and `fix` write to disk.
+// libFuzzer target for everything hlo-offload does with a module, through
+// the same library flow as the command line (pipeline/pipeline.h): the
+// input is split as --split-input-file splits it and checked with the
+// default pipeline and the lints, the levelled trace on; every renderer
+// (text, XLA, JSON, SARIF) runs on the result; the module the pipeline
+// produced must parse again once printed (what `opt` writes to disk); and
+// both E1200 fixes run, whose printed output must parse again too.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "diag/diagnostic.h"
-#include "diag/render.h"
-#include "passes/offload_fixes.h"
-#include "passes/pass.h"
+#include "pipeline/pipeline.h"
 #include "text/parser.h"
 #include "text/printer.h"
-#include "tool/driver.h"
 
 namespace {
 
@@ -32,64 +27,21 @@ namespace {
 }
 
 // Printed output of a pass pipeline or a fix must be readable again.
-void CheckReparses(const hloff::Module& module, absl::string_view stage) {
-  std::string printed = hloff::ModuleToString(module);
-  auto again = hloff::ParseHloModule(printed, {"printed.hlo", 0});
-  if (!again.ok()) {
+void CheckReparses(absl::string_view printed, absl::string_view stage) {
+  if (auto s = hloff::CheckReadsBack(printed); !s.ok()) {
     Fail(std::string(stage) + ": the printed module does not parse",
-         std::string(again.status().message()) + "\n" + printed);
+         std::string(s.message()) + "\n" + std::string(printed));
   }
 }
 
-void Render(const std::vector<hloff::Diagnostic>& diagnostics,
-            absl::string_view text) {
-  hloff::SourceText source{"fuzz.hlo", text};
-  for (const hloff::Diagnostic& d : diagnostics) {
-    (void)hloff::RenderText(d, source);
-    (void)hloff::RenderXla(d);
-    (void)hloff::DumpJson(hloff::DiagnosticToJson(d));
+void RenderAll(const hloff::PipelineResult& result) {
+  for (hloff::DiagnosticFormat format :
+       {hloff::DiagnosticFormat::kText, hloff::DiagnosticFormat::kXla,
+        hloff::DiagnosticFormat::kJson, hloff::DiagnosticFormat::kSarif}) {
+    (void)hloff::RenderDiagnostics(result, format);
   }
-  (void)hloff::DumpJson(hloff::RenderSarif(
-      {hloff::FileDiagnostics{"fuzz.hlo", "m", diagnostics}}, "0"));
-}
-
-void RunChunk(const hloff::InputChunk& chunk, absl::string_view whole,
-              uint8_t flags) {
-  hloff::ParseOptions parse_options{"fuzz.hlo", chunk.line_offset};
-  auto module = hloff::ParseHloModule(chunk.text, parse_options);
-  if (!module.ok()) return;
-  hloff::DiagnosticSink sink;
-  std::ostringstream trace;
-  hloff::PassContext context;
-  context.options.disable_automatic_host_compute_offload = flags & 1;
-  context.options.allow_h2h_copy_when_automatic_host_compute_offload_disabled =
-      flags & 2;
-  context.options.fix_entry_layout_unless_customized = flags & 4;
-  context.options.report_all_output_errors = true;
-  context.diagnostics = &sink;
-  context.trace_level = 3;
-  context.trace = &trace;
-  auto changed =
-      hloff::RunPasses(**module, hloff::DefaultPipeline(), context);
-  Render(sink.diagnostics(), whole);
-  if (changed.ok()) CheckReparses(**module, "pipeline");
-
-  // What `hlo-offload fix` does: apply a strategy to the E1200 outputs of a
-  // fresh parse.
-  std::vector<hloff::ShapeIndex> outputs;
-  for (const hloff::Diagnostic& d : sink.diagnostics()) {
-    if (d.code == hloff::DiagCode::kE1200 && d.output_index.has_value()) {
-      outputs.push_back(*d.output_index);
-    }
-  }
-  if (outputs.empty()) return;
-  for (hloff::FixStrategy strategy : {hloff::FixStrategy::kHostOutput,
-                                      hloff::FixStrategy::kMoveToDevice}) {
-    auto fresh = hloff::ParseHloModule(chunk.text, parse_options);
-    if (!fresh.ok()) Fail("a second parse of the same text failed", chunk.text);
-    if (!hloff::ApplyE1200Fix(**fresh, strategy, outputs).ok()) continue;
-    CheckReparses(**fresh, "fix");
-  }
+  (void)hloff::RenderJson(result);
+  (void)hloff::RenderSarif(result);
 }
 
 }  // namespace
@@ -99,8 +51,38 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The pass options come from the input's length, so that the input stays
   // plain HLO text and every option combination is reached.
   uint8_t flags = static_cast<uint8_t>(size % 8);
-  for (const hloff::InputChunk& chunk : hloff::SplitInput(text, true)) {
-    RunChunk(chunk, text, flags);
+  hloff::PipelineOptions options;
+  options.path = "fuzz.hlo";
+  options.split_input = true;
+  options.offload.disable_automatic_host_compute_offload = flags & 1;
+  options.offload.allow_h2h_copy_when_automatic_host_compute_offload_disabled =
+      flags & 2;
+  options.offload.fix_entry_layout_unless_customized = flags & 4;
+  options.trace_level = 3;
+  hloff::PipelineResult checked =
+      hloff::RunPipeline(hloff::Command::kCheck, text, options);
+  RenderAll(checked);
+  bool any_fault = false;
+  for (const hloff::ModuleResult& module : checked.modules) {
+    if (module.module != nullptr) {
+      CheckReparses(hloff::ModuleToString(*module.module), "pipeline");
+    }
+    for (const hloff::Diagnostic& d : module.diagnostics) {
+      any_fault |= d.code == hloff::DiagCode::kE1200 && d.output_index.has_value();
+    }
+  }
+  // What `hlo-offload fix` does, by either strategy.
+  if (!any_fault) return 0;
+  for (hloff::FixStrategy strategy : {hloff::FixStrategy::kHostOutput,
+                                      hloff::FixStrategy::kMoveToDevice}) {
+    options.fix_strategy = strategy;
+    options.trace_level = 0;
+    hloff::PipelineResult fixed =
+        hloff::RunPipeline(hloff::Command::kFix, text, options);
+    RenderAll(fixed);
+    for (const hloff::ModuleResult& module : fixed.modules) {
+      if (!module.failed && !module.parse_failed) CheckReparses(module.printed, "fix");
+    }
   }
   return 0;
 }

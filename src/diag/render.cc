@@ -99,6 +99,13 @@ std::string RenderText(const Diagnostic& d, const SourceText& source) {
                       "^\n");
     }
   }
+  // JAX names, only where the caller gave them.
+  if (!d.output_path.empty()) {
+    absl::StrAppend(&out, "  note: JAX output: ", d.output_path, "\n");
+  }
+  if (!d.input_path.empty()) {
+    absl::StrAppend(&out, "  note: JAX input: ", d.input_path, "\n");
+  }
   for (const Note& note : d.notes) {
     absl::StrAppend(&out, "  ", Position(source, note.loc), " note: ",
                     note.message, "\n");
@@ -150,6 +157,8 @@ nlohmann::json DiagnosticToJson(const Diagnostic& d) {
   if (!d.computation.empty()) j["computation"] = d.computation;
   if (!d.start.empty()) j["start"] = d.start;
   if (d.output_index.has_value()) j["output_index"] = IndexJson(*d.output_index);
+  if (!d.output_path.empty()) j["output_path"] = d.output_path;
+  if (!d.input_path.empty()) j["input_path"] = d.input_path;
   if (d.loc.known()) {
     j["location"] = {{"line", d.loc.line}, {"column", d.loc.column}};
   }

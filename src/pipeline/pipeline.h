@@ -163,6 +163,9 @@ struct PipelineResult {
   std::vector<ModuleResult> modules;
   // fix: no module had anything to fix (the input is printed as it was).
   bool unchanged = false;
+  // The trace was kept in ModuleResult::trace (PipelineOptions::trace was
+  // null and trace_level > 0).
+  bool trace_kept = false;
   // The input text (kept alive: the modules' names point into it).
   std::shared_ptr<const TextBuffer> input;
 };

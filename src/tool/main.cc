@@ -1,4 +1,5 @@
-// hlo-offload: the command-line entry point. All logic is in tool/driver.cc.
+// hlo-offload: the command-line entry point. The flags are in tool/driver.cc,
+// the flow in pipeline/.
 #include <iostream>
 #include <string>
 #include <vector>

@@ -15,7 +15,7 @@
 #include "ir/hlo.h"
 #include "text/parser.h"
 #include "text/printer.h"
-#include "tool/driver.h"
+#include "support/input_files.h"
 
 namespace hloff {
 namespace {

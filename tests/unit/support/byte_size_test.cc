@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/shape.h"
-#include "tool/driver.h"
+#include "support/byte_size.h"
 
 namespace hloff {
 namespace {

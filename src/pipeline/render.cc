@@ -1,0 +1,208 @@
+// The renderers of pipeline results: what the command line prints.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "diag/render.h"
+#include "pipeline/pipeline.h"
+#include "report/graphviz.h"
+#include "report/render.h"
+#include "text/printer.h"
+
+namespace hloff {
+namespace {
+
+// Whether `command` writes modules as its output.
+bool PrintsModules(Command command) {
+  return command == Command::kOpt || command == Command::kFix ||
+         command == Command::kFmt;
+}
+
+bool AllSucceeded(const std::vector<const PipelineResult*>& results) {
+  for (const PipelineResult* result : results) {
+    if (result->exit_status != kExitOk) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string RenderDiagnostics(const PipelineResult& result,
+                              DiagnosticFormat format,
+                              const RenderOptions& render) {
+  std::string out;
+  if (!result.read_error.empty()) {
+    return absl::StrCat("hlo-offload: error: ", result.read_error, "\n");
+  }
+  if (result.command == Command::kReport) {
+    for (const ModuleResult& module : result.modules) {
+      if (module.parse_failed) {
+        absl::StrAppend(&out, module.parse_error, "\n");
+      } else if (!module.report_error.empty()) {
+        absl::StrAppend(&out, "hlo-offload: error: ", result.path, ": ",
+                        module.report_error, "\n");
+      }
+    }
+    return out;
+  }
+  // With several files, each file's trace and XLA-format statuses say
+  // which file they are about (text diagnostics carry it already).
+  if (render.several_files && result.trace_kept) {
+    absl::StrAppend(&out, "hlo-offload: trace of ", result.path, ":\n");
+  }
+  absl::string_view text =
+      result.input != nullptr ? result.input->text() : absl::string_view();
+  SourceText source{result.path, text, {}};
+  for (const ModuleResult& module : result.modules) {
+    out += module.trace;
+    if (format == DiagnosticFormat::kJson || format == DiagnosticFormat::kSarif) {
+      continue;
+    }
+    if (module.parse_failed) {
+      absl::StrAppend(&out, module.parse_error, "\n");
+    } else if (format == DiagnosticFormat::kXla) {
+      for (const Diagnostic& d : module.diagnostics) {
+        if (d.severity != Severity::kError) continue;
+        if (render.several_files) absl::StrAppend(&out, result.path, ": ");
+        absl::StrAppend(&out, RenderXla(d), "\n");
+        break;
+      }
+    } else {
+      for (const Diagnostic& d : module.diagnostics) {
+        out += RenderText(d, source);
+      }
+    }
+  }
+  return out;
+}
+
+std::string RenderJson(const std::vector<const PipelineResult*>& results) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const PipelineResult* result : results) {
+    if (!result->read_error.empty()) {
+      // Scripts reading the JSON see every input, the unreadable ones too.
+      files.push_back({{"file", result->file},
+                       {"error", result->read_error},
+                       {"diagnostics", nlohmann::json::array()}});
+      continue;
+    }
+    for (const ModuleResult& module : result->modules) {
+      nlohmann::json diagnostics = nlohmann::json::array();
+      for (const Diagnostic& d : module.diagnostics) {
+        diagnostics.push_back(DiagnosticToJson(d));
+      }
+      files.push_back({{"file", result->path},
+                       {"module", module.module_name},
+                       {"diagnostics", diagnostics}});
+    }
+  }
+  return DumpJson(nlohmann::json({{"version", 1}, {"files", files}})) + "\n";
+}
+
+std::string RenderJson(const PipelineResult& result) {
+  return RenderJson(std::vector<const PipelineResult*>{&result});
+}
+
+std::string RenderSarif(const std::vector<const PipelineResult*>& results) {
+  std::vector<FileDiagnostics> files;
+  for (const PipelineResult* result : results) {
+    for (const ModuleResult& module : result->modules) {
+      files.push_back({result->path, module.module_name, module.diagnostics});
+    }
+  }
+  return DumpJson(RenderSarif(files, ToolVersion())) + "\n";
+}
+
+std::string RenderSarif(const PipelineResult& result) {
+  return RenderSarif(std::vector<const PipelineResult*>{&result});
+}
+
+std::string RenderReports(const std::vector<const PipelineResult*>& results,
+                          ReportFormat format) {
+  if (!AllSucceeded(results)) return "";
+  std::vector<const Report*> reports;
+  for (const PipelineResult* result : results) {
+    for (const ModuleResult& module : result->modules) {
+      if (module.report.has_value()) reports.push_back(&*module.report);
+    }
+  }
+  std::string rendered;
+  switch (format) {
+    case ReportFormat::kJson: {
+      constexpr auto kReplace = nlohmann::ordered_json::error_handler_t::replace;
+      if (reports.size() == 1) {
+        rendered = ReportToJson(*reports.front()).dump(2, ' ', false, kReplace);
+      } else {
+        nlohmann::ordered_json all = nlohmann::ordered_json::array();
+        for (const Report* report : reports) all.push_back(ReportToJson(*report));
+        rendered = all.dump(2, ' ', false, kReplace);
+      }
+      rendered += "\n";
+      break;
+    }
+    case ReportFormat::kDot:
+      for (const Report* report : reports) rendered += RenderReportDot(*report);
+      break;
+    case ReportFormat::kHtml: {
+      std::vector<HtmlSection> sections;
+      for (const Report* report : reports) {
+        sections.push_back({report, RenderDotToSvg(RenderReportDot(*report))});
+      }
+      rendered = RenderReportHtml(sections);
+      break;
+    }
+    case ReportFormat::kText:
+      for (size_t i = 0; i < reports.size(); ++i) {
+        if (i > 0) rendered += "// -----\n";
+        rendered += RenderReportText(*reports[i]);
+      }
+      break;
+  }
+  return rendered;
+}
+
+std::string RenderReports(const PipelineResult& result, ReportFormat format) {
+  return RenderReports(std::vector<const PipelineResult*>{&result}, format);
+}
+
+void WritePrintedModules(const std::vector<const PipelineResult*>& results,
+                         const std::function<void(absl::string_view)>& sink) {
+  if (!AllSucceeded(results)) return;
+  // fix of one input with nothing to fix: the input's own text. (Of
+  // several inputs, each module with nothing to fix is printed as its text.)
+  if (results.size() == 1 && results[0]->command == Command::kFix &&
+      results[0]->unchanged && results[0]->input != nullptr) {
+    sink(results[0]->input->text());
+    return;
+  }
+  bool any = false;
+  for (const PipelineResult* result : results) {
+    if (!PrintsModules(result->command)) continue;
+    // Modules of several inputs are separated as --split-input-file reads.
+    if (any && !result->modules.empty()) sink("// -----\n");
+    for (size_t i = 0; i < result->modules.size(); ++i) {
+      const ModuleResult& module = result->modules[i];
+      if (i > 0) sink("// -----\n");
+      any = true;
+      if (!module.printed.empty() || module.module == nullptr) {
+        sink(module.printed);
+      } else {
+        PrintModule(*module.module, sink);
+      }
+    }
+  }
+}
+
+std::string PrintedModules(const std::vector<const PipelineResult*>& results) {
+  std::string printed;
+  WritePrintedModules(results, [&](absl::string_view text) {
+    printed.append(text.data(), text.size());
+  });
+  return printed;
+}
+
+std::string PrintedModules(const PipelineResult& result) {
+  return PrintedModules(std::vector<const PipelineResult*>{&result});
+}
+
+}  // namespace hloff

@@ -1,0 +1,261 @@
+// The library flow (pipeline/pipeline.h): its renderers give exactly what
+// the command line prints for the same input, its results carry what a
+// front end needs (diagnostics, the printed module, the outputs a fix
+// changed, the report), and JAX names appear only where they are given.
+#include "pipeline/pipeline.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "tool/driver.h"
+
+namespace hloff {
+namespace {
+
+namespace fs = std::filesystem;
+
+// An offloaded value (moved to host) returned with a device layout at
+// entry output {1}: E1200, fixable.
+constexpr absl::string_view kE1200 = R"(HloModule offloaded
+
+ENTRY e {
+  p = f32[4]{0} parameter(0)
+  n = f32[4]{0} negate(p)
+  h = f32[4]{0} custom-call(n), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}
+  ROOT t = (f32[4]{0}, f32[4]{0}) tuple(n, h)
+}
+)";
+
+// A host-memory entry parameter returned at device output {1}: E1200 whose
+// walk starts at the parameter.
+constexpr absl::string_view kHostParameter = R"(HloModule m, entry_computation_layout={(f32[4]{0:S(5)}, f32[4]{0})->(f32[4]{0}, f32[4]{0})}
+
+ENTRY e {
+  p0 = f32[4]{0} parameter(0)
+  p1 = f32[4]{0} parameter(1)
+  ROOT t = (f32[4]{0}, f32[4]{0}) tuple(p1, p0)
+}
+)";
+
+constexpr absl::string_view kClean =
+    "HloModule clean\nENTRY e {\n  p = f32[4]{0} parameter(0)\n"
+    "  ROOT r = f32[4]{0} negate(p)\n}\n";
+
+struct Cli {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+Cli RunCli(std::vector<std::string> args) {
+  args.insert(args.begin(), "hlo-offload");
+  std::ostringstream out, err;
+  int status = RunTool(args, out, err);
+  return {status, out.str(), err.str()};
+}
+
+class PipelineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("hloff_pipeline_test_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Write(const std::string& name, absl::string_view text) {
+    std::string path = (dir_ / name).string();
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  }
+  fs::path dir_;
+};
+
+TEST_F(PipelineTest, CheckRendersWhatTheCommandLinePrints) {
+  for (absl::string_view text : {kE1200, kHostParameter, kClean}) {
+    std::string path = Write("in.hlo", text);
+    PipelineResult result = RunPipelineOnFile(Command::kCheck, path, {});
+    Cli text_cli = RunCli({"check", path});
+    EXPECT_EQ(result.exit_status, text_cli.status);
+    EXPECT_EQ(RenderDiagnostics(result, DiagnosticFormat::kText), text_cli.err);
+    Cli xla_cli = RunCli({"check", "--format=xla", path});
+    EXPECT_EQ(RenderDiagnostics(result, DiagnosticFormat::kXla), xla_cli.err);
+    Cli json_cli = RunCli({"check", "--format=json", path});
+    EXPECT_EQ(RenderJson(result), json_cli.out);
+    Cli sarif_cli = RunCli({"check", "--format=sarif", path});
+    EXPECT_EQ(RenderSarif(result), sarif_cli.out);
+  }
+}
+
+TEST_F(PipelineTest, TextInputGivesTheSameResultAsTheFile) {
+  std::string path = Write("in.hlo", kE1200);
+  PipelineOptions options;
+  options.path = path;
+  PipelineResult from_text = RunPipeline(Command::kCheck, kE1200, options);
+  PipelineResult from_file = RunPipelineOnFile(Command::kCheck, path, {});
+  EXPECT_EQ(from_text.exit_status, kExitDiagnosed);
+  EXPECT_EQ(RenderDiagnostics(from_text, DiagnosticFormat::kText),
+            RenderDiagnostics(from_file, DiagnosticFormat::kText));
+  ASSERT_EQ(from_text.modules.size(), 1u);
+  EXPECT_EQ(from_text.modules[0].module_name, "offloaded");
+}
+
+TEST_F(PipelineTest, ParseErrorIsALocatedDiagnostic) {
+  PipelineOptions options;
+  options.path = "bad.hlo";
+  PipelineResult result =
+      RunPipeline(Command::kCheck, "HloModule m\nENTRY e {\n  p = f32[4 parameter(0)\n}\n",
+                  options);
+  EXPECT_EQ(result.exit_status, kExitUsage);
+  ASSERT_EQ(result.modules.size(), 1u);
+  const ModuleResult& module = result.modules[0];
+  EXPECT_TRUE(module.parse_failed);
+  ASSERT_EQ(module.diagnostics.size(), 1u);
+  EXPECT_EQ(module.diagnostics[0].code, DiagCode::kHO0001);
+  EXPECT_EQ(module.diagnostics[0].loc.line, 3u);
+  EXPECT_GT(module.diagnostics[0].loc.column, 0u);
+  EXPECT_EQ(module.parse_error.rfind("bad.hlo:3:", 0), 0u) << module.parse_error;
+}
+
+TEST_F(PipelineTest, OptAndFmtPrintWhatTheCommandLineWrites) {
+  std::string path = Write("in.hlo", kClean);
+  for (Command command : {Command::kOpt, Command::kFmt}) {
+    PipelineResult result = RunPipelineOnFile(command, path, {});
+    ASSERT_EQ(result.exit_status, kExitOk);
+    Cli cli = RunCli({command == Command::kOpt ? "opt" : "fmt", path});
+    EXPECT_EQ(PrintedModules(result), cli.out);
+    EXPECT_EQ(result.modules[0].printed, cli.out);
+  }
+}
+
+TEST_F(PipelineTest, FixSaysWhichOutputsItChanged) {
+  std::string path = Write("in.hlo", kE1200);
+  PipelineOptions options;
+  options.fix_strategy = FixStrategy::kMoveToDevice;
+  options.output_paths = {"result[0]", "result[1]"};
+  PipelineResult result = RunPipelineOnFile(Command::kFix, path, options);
+  ASSERT_EQ(result.exit_status, kExitOk);
+  const ModuleResult& module = result.modules[0];
+  ASSERT_EQ(module.fixed_outputs.size(), 1u);
+  EXPECT_EQ(module.fixed_outputs[0], ShapeIndex({1}));
+  EXPECT_EQ(module.fixed_output_paths, std::vector<std::string>({"result[1]"}));
+  Cli cli = RunCli({"fix", "--strategy=move-to-device", path});
+  EXPECT_EQ(cli.status, 0);
+  EXPECT_EQ(PrintedModules(result), cli.out);
+  EXPECT_EQ(RenderDiagnostics(result, DiagnosticFormat::kText), cli.err);
+}
+
+TEST_F(PipelineTest, FixWithNothingToFixKeepsTheInputText) {
+  std::string text = "// a comment the printer would drop\n" + std::string(kClean);
+  PipelineResult result = RunPipeline(Command::kFix, text, {});
+  EXPECT_EQ(result.exit_status, kExitOk);
+  EXPECT_TRUE(result.unchanged);
+  EXPECT_EQ(PrintedModules(result), text);
+}
+
+TEST_F(PipelineTest, ReportRendersWhatTheCommandLinePrints) {
+  std::string path = Write("in.hlo", kE1200);
+  PipelineResult result = RunPipelineOnFile(Command::kReport, path, {});
+  ASSERT_EQ(result.exit_status, kExitOk);
+  ASSERT_TRUE(result.modules[0].report.has_value());
+  EXPECT_EQ(RenderReports(result, ReportFormat::kText), RunCli({"report", path}).out);
+  EXPECT_EQ(RenderReports(result, ReportFormat::kJson),
+            RunCli({"report", "--format=json", path}).out);
+}
+
+TEST_F(PipelineTest, JaxNamesAppearOnlyWhenGiven) {
+  PipelineOptions plain;
+  PipelineResult without = RunPipeline(Command::kCheck, kHostParameter, plain);
+  PipelineOptions named;
+  named.output_paths = {"result['loss']", "result['saved']"};
+  named.input_paths = {"params['w']", "x"};
+  PipelineResult with = RunPipeline(Command::kCheck, kHostParameter, named);
+
+  ASSERT_EQ(with.modules.size(), 1u);
+  const Diagnostic* e1200 = nullptr;
+  for (const Diagnostic& d : with.modules[0].diagnostics) {
+    if (d.code == DiagCode::kE1200) e1200 = &d;
+  }
+  ASSERT_NE(e1200, nullptr);
+  EXPECT_EQ(e1200->output_path, "result['saved']");
+  EXPECT_EQ(e1200->input_path, "params['w']");
+
+  nlohmann::json json = nlohmann::json::parse(RenderJson(with));
+  const nlohmann::json& first = json["files"][0]["diagnostics"][0];
+  EXPECT_EQ(first["output_path"], "result['saved']");
+  EXPECT_EQ(first["input_path"], "params['w']");
+  std::string text = RenderDiagnostics(with, DiagnosticFormat::kText);
+  EXPECT_NE(text.find("  note: JAX output: result['saved']\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  note: JAX input: params['w']\n"), std::string::npos) << text;
+
+  // Without names nothing printed mentions them.
+  std::string plain_json = RenderJson(without);
+  EXPECT_EQ(plain_json.find("output_path"), std::string::npos);
+  EXPECT_EQ(plain_json.find("input_path"), std::string::npos);
+  // (The fixes' own sentences speak of JAX; the names' notes are absent.)
+  std::string plain_text = RenderDiagnostics(without, DiagnosticFormat::kText);
+  EXPECT_EQ(plain_text.find("note: JAX output"), std::string::npos);
+  EXPECT_EQ(plain_text.find("note: JAX input"), std::string::npos);
+}
+
+TEST_F(PipelineTest, ParsedModuleRunsLikeItsText) {
+  PipelineOptions options;
+  options.path = "in.hlo";
+  PipelineResult from_text = RunPipeline(Command::kCheck, kE1200, options);
+  PipelineResult parsed = RunPipeline(Command::kFmt, kE1200, options);
+  ASSERT_EQ(parsed.exit_status, kExitOk);
+  PipelineResult from_module = RunPipelineOnModule(
+      Command::kCheck, std::move(parsed.modules[0].module), options);
+  EXPECT_EQ(from_module.exit_status, from_text.exit_status);
+  EXPECT_EQ(RenderJson(from_module), RenderJson(from_text));
+}
+
+TEST_F(PipelineTest, TraceIsKeptPerModuleWhereTheCommandLinePrintsIt) {
+  std::string path =
+      Write("two.hlo", std::string(kE1200) + "// -----\n" + std::string(kClean));
+  PipelineOptions options;
+  options.split_input = true;
+  options.trace_level = 1;
+  PipelineResult result = RunPipelineOnFile(Command::kCheck, path, options);
+  ASSERT_EQ(result.modules.size(), 2u);
+  EXPECT_TRUE(result.trace_kept);
+  EXPECT_FALSE(result.modules[0].trace.empty());
+  Cli cli = RunCli({"check", "--split-input-file", "--trace", path});
+  EXPECT_EQ(RenderDiagnostics(result, DiagnosticFormat::kText), cli.err);
+}
+
+TEST_F(PipelineTest, BatchDeliversInInputOrder) {
+  std::vector<std::string> files = {Write("a.hlo", kClean), Write("b.hlo", kE1200),
+                                    (dir_ / "missing.hlo").string()};
+  std::vector<PipelineResult> results;
+  std::vector<size_t> order;
+  RunPipelineOnFiles(Command::kCheck, files, {}, 3,
+                     [&](size_t i, PipelineResult result) {
+                       order.push_back(i);
+                       results.push_back(std::move(result));
+                     });
+  EXPECT_EQ(order, std::vector<size_t>({0, 1, 2}));
+  EXPECT_EQ(results[0].exit_status, kExitOk);
+  EXPECT_EQ(results[1].exit_status, kExitDiagnosed);
+  EXPECT_EQ(results[2].exit_status, kExitUsage);
+  EXPECT_FALSE(results[2].read_error.empty());
+  std::vector<const PipelineResult*> all;
+  for (const PipelineResult& r : results) all.push_back(&r);
+  EXPECT_EQ(RenderJson(all), RunCli({"check", "--format=json", files[0], files[1],
+                                     files[2]}).out);
+}
+
+TEST(PipelineUsageTest, UnknownPassIsNamed) {
+  EXPECT_EQ(UnknownPass({"host-offloader", "no-such-pass"}), "no-such-pass");
+  EXPECT_EQ(UnknownPass({"host-offloader"}), std::nullopt);
+}
+
+}  // namespace
+}  // namespace hloff
