@@ -220,12 +220,27 @@ def _run(command: str, inp: _Input, args) -> "_core.Outcome":
     if outcome.read_error:
         message = _decode(outcome.read_error)
         outcome.release()
-        if "too large" in message or "larger than" in message or "more than" in message:
-            raise ValueError(message)
-        if "directory" in message:
-            raise IsADirectoryError(message)
-        raise FileNotFoundError(message)
+        raise _read_error(inp.file, message)
     return outcome
+
+
+def _read_error(file: Optional[str], message: str) -> Exception:
+    """The exception for a file the core could not read, by what the file is."""
+    import errno
+    try:
+        st = os.stat(file)
+    except FileNotFoundError:
+        return FileNotFoundError(errno.ENOENT, message, file)
+    except OSError as e:
+        return type(e)(e.errno, message, file)
+    import stat
+    if stat.S_ISDIR(st.st_mode):
+        return IsADirectoryError(errno.EISDIR, message, file)
+    if stat.S_ISREG(st.st_mode) and st.st_size > _core.MAX_INPUT_BYTES:
+        return ValueError(message)
+    if not os.access(file, os.R_OK):
+        return PermissionError(errno.EACCES, message, file)
+    return OSError(errno.EIO, message, file)
 
 
 def _raise_parse_error(modules) -> None:
@@ -320,6 +335,15 @@ def fix(source, *args, strategy: str = "host-output", platform: Optional[str] = 
         m = modules[0]
         fixed = list(m["fixed_outputs"])
         paths = list(m["fixed_output_paths"])
+        if "output_memory_spaces" not in m:
+            # Nothing was fixed and the module was not kept: read its layout as parsed.
+            again = _run("fmt", inp, _run_args(inp, keep_modules=True))
+            try:
+                parsed = again.modules()
+                if parsed and "output_memory_spaces" in parsed[0]:
+                    m = dict(m, output_memory_spaces=parsed[0]["output_memory_spaces"])
+            finally:
+                again.release()
         kinds = _output_kinds(m, inp)
         return FixedModule(
             text, changed=not outcome.unchanged, strategy=strategy, fixed_outputs=fixed,
