@@ -126,11 +126,28 @@ class Outcome {
     released_ = true;
   }
   bool released() const { return released_; }
+  // Drops the input text (a mapped file is unmapped) and the modules, keeping
+  // the diagnostics: what the JSON and SARIF renderers need. After it no
+  // source line can be rendered and no module printed.
+  void DropInput() {
+    std::shared_ptr<const TextBuffer> input = std::move(result_.input);
+    std::vector<std::unique_ptr<Module>> modules;
+    for (ModuleResult& m : result_.modules) modules.push_back(std::move(m.module));
+    {
+      nb::gil_scoped_release release;
+      modules.clear();
+      input.reset();
+    }
+    keepalive_ = nb::none();
+    input_dropped_ = true;
+  }
+  bool input_dropped() const { return input_dropped_; }
 
  private:
   PipelineResult result_;
   nb::object keepalive_;
   bool released_ = false;
+  bool input_dropped_ = false;
 };
 
 void RequireLive(const Outcome& o) {
@@ -289,23 +306,43 @@ nb::dict ModuleInfo(const ModuleResult& m, const PipelineResult& result) {
     for (const Shape& p : layout.parameters) LeafMemorySpaces(p, in_spaces);
     d["input_memory_spaces"] = in_spaces;
   }
-  // Each diagnostic alone, rendered as text (the source lines of `input`).
-  nb::list texts;
+  return d;
+}
+
+// Every diagnostic of every module alone, rendered as text (with the source
+// lines of the input), as one bytes object and the offset where each starts
+// (plus its end): one Python object however many diagnostics there are.
+nb::tuple DiagnosticTexts(const Outcome& o) {
+  std::string all;
+  std::vector<size_t> offsets;
   {
-    std::vector<std::string> rendered;
-    {
-      nb::gil_scoped_release release;
-      SourceText source{result.path,
-                        result.input ? result.input->text() : absl::string_view(),
-                        {}};
+    nb::gil_scoped_release release;
+    const PipelineResult& result = o.result();
+    SourceText source{result.path,
+                      result.input ? result.input->text() : absl::string_view(),
+                      {}};
+    for (const ModuleResult& m : result.modules) {
       for (const Diagnostic& diag : m.diagnostics) {
-        rendered.push_back(m.parse_failed ? std::string() : RenderText(diag, source));
+        offsets.push_back(all.size());
+        if (!m.parse_failed) all += RenderText(diag, source);
       }
     }
-    for (const std::string& r : rendered) texts.append(ToBytes(r));
+    offsets.push_back(all.size());
   }
-  d["diagnostic_texts"] = texts;
-  return d;
+  return nb::make_tuple(ToBytes(all), nb::cast(offsets));
+}
+
+// (errors, warnings, notes) over every module.
+std::tuple<size_t, size_t, size_t> Counts(const Outcome& o) {
+  size_t errors = 0, warnings = 0, notes = 0;
+  for (const ModuleResult& m : o.result().modules) {
+    for (const Diagnostic& d : m.diagnostics) {
+      if (d.severity == Severity::kError) ++errors;
+      else if (d.severity == Severity::kWarning) ++warnings;
+      else ++notes;
+    }
+  }
+  return {errors, warnings, notes};
 }
 
 template <typename Fn>
@@ -370,10 +407,11 @@ NB_MODULE(_core, m) {
            "A dict per module: name, parse_failed (+ parse_error, parse_line, "
            "parse_column, parse_message), failed, unchanged, fixed_outputs, "
            "fixed_output_paths, the entry layout's leaf memory spaces when the "
-           "module was kept, and diagnostic_texts (each diagnostic as text).")
+           "module was kept.")
       .def("diagnostics",
            [](const Outcome& o, const std::string& format, bool several) {
              RequireLive(o);
+             if (o.input_dropped()) throw nb::value_error("the input was dropped");
              auto f = ParseDiagnosticFormat(format);
              if (!f) throw nb::value_error(("unknown format '" + format + "'").c_str());
              return Rendered([&] {
@@ -382,6 +420,18 @@ NB_MODULE(_core, m) {
            },
            "format"_a = "text", "several"_a = false,
            "What the command line writes on standard error (RenderDiagnostics).")
+      .def("diagnostic_texts",
+           [](const Outcome& o) {
+             RequireLive(o);
+             if (o.input_dropped()) throw nb::value_error("the input was dropped");
+             return DiagnosticTexts(o);
+           },
+           "(bytes, offsets): each diagnostic as the command line prints it, "
+           "diagnostic i being bytes[offsets[i]:offsets[i+1]].")
+      .def("counts", [](const Outcome& o) { return Counts(o); },
+           "(errors, warnings, notes) over every module.")
+      .def("drop_input", &Outcome::DropInput,
+           "Frees the input text and the modules, keeping the diagnostics.")
       .def("release", &Outcome::Release,
            "Frees the modules and the input now.");
 

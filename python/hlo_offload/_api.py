@@ -255,17 +255,34 @@ def _raise_parse_error(modules) -> None:
                              message=_decode(m["parse_message"]))
 
 
-def _result(outcome, inp: _Input, modules) -> Result:
-    doc = json.loads(_decode(_core.render_json([outcome])))
-    text = _decode(outcome.diagnostics("text"))
-    diagnostics = []
-    for entry, info in zip(doc["files"], modules):
-        for j, t in zip(entry.get("diagnostics", ()), info["diagnostic_texts"]):
-            diagnostics.append(Diagnostic._from_json(
-                j, file=entry.get("file"), module=entry.get("module"), text=_decode(t)))
+def _result(outcome, inp: _Input, modules, *, keep_input: bool = False) -> Result:
+    """A Result over `outcome`: the text now (the source lines need the input, which is
+    then dropped: a mapped file is not held); the JSON and the Diagnostic values when first
+    asked for, from the outcome's diagnostics, after which the outcome is released."""
+    blob, offsets = outcome.diagnostic_texts()
+    # Offsets are into the UTF-8 bytes; decoded per diagnostic so that each text slice
+    # matches its bytes even where the input has invalid UTF-8.
+    pieces = [_decode(blob[offsets[i]:offsets[i + 1]]) for i in range(len(offsets) - 1)] \
+        if len(offsets) > 1 and not blob.isascii() else None
+    text = "".join(pieces) if pieces is not None else blob.decode("ascii")
+    if pieces is not None:
+        char_offsets = [0]
+        for p in pieces:
+            char_offsets.append(char_offsets[-1] + len(p))
+    else:
+        char_offsets = list(offsets)
+    if not keep_input:
+        outcome.drop_input()
+
+    def render_json() -> str:
+        try:
+            return _decode(_core.render_json([outcome]))
+        finally:
+            outcome.release()
+
     return Result(
-        diagnostics=diagnostics, text=text, json_obj=doc,
-        exit_status=outcome.exit_status,
+        text=text, offsets=char_offsets, render_json=render_json,
+        counts=outcome.counts(), exit_status=outcome.exit_status,
         modules=[m["name"] for m in modules], file=inp.path,
         notes=list(inp.xla.notes) if inp.xla is not None else (),
         hlo_text=inp.xla.hlo_text if inp.xla is not None else None,
@@ -303,8 +320,9 @@ def check(source, *args, platform: Optional[str] = None, lints: bool = True,
         modules = outcome.modules()
         _raise_parse_error(modules)
         return _result(outcome, inp, modules)
-    finally:
+    except BaseException:
         outcome.release()
+        raise
 
 
 def fix(source, *args, strategy: str = "host-output", platform: Optional[str] = None,
@@ -326,12 +344,14 @@ def fix(source, *args, strategy: str = "host-output", platform: Optional[str] = 
     try:
         modules = outcome.modules()
         _raise_parse_error(modules)
-        result = _result(outcome, inp, modules)
+        printed = _decode(_core.printed_modules([outcome])) if outcome.exit_status == 0 else ""
+        result = _result(outcome, inp, modules, keep_input=True)
         if outcome.exit_status != 0:
             errors = result.errors
             first = (f": {errors[0].code}: {errors[0].message}" if errors else "")
             raise FixError(f"cannot fix {inp.path}{first}", result)
-        text = _decode(_core.printed_modules([outcome]))
+        text = printed
+        diagnostics = result.diagnostics
         m = modules[0]
         fixed = list(m["fixed_outputs"])
         paths = list(m["fixed_output_paths"])
@@ -348,7 +368,7 @@ def fix(source, *args, strategy: str = "host-output", platform: Optional[str] = 
         return FixedModule(
             text, changed=not outcome.unchanged, strategy=strategy, fixed_outputs=fixed,
             fixed_output_paths=paths, output_memory_kinds=kinds,
-            diagnostics=result.diagnostics)
+            diagnostics=diagnostics)
     finally:
         outcome.release()
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import html
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -205,14 +206,21 @@ class Result:
     modules: the names of the modules checked. hlo_text: for a JAX source, the HLO module
     that was checked (None for text and files). notes: what the JAX front end wants the
     caller to know (e.g. a CPU lowering, which drops offload annotations).
+
+    The diagnostics and the JSON object are made from the core's result when first asked
+    for (a module with thousands of warnings costs nothing until then).
     """
 
-    def __init__(self, *, diagnostics, text: str, json_obj: dict, exit_status: int,
+    def __init__(self, *, text: str, offsets, render_json, counts, exit_status: int,
                  modules, file: str, notes=(), hlo_text: Optional[str] = None,
                  xla_input: Any = None):
-        self.diagnostics = list(diagnostics)
         self._text = text
-        self._json = json_obj
+        self._offsets = offsets
+        self._render_json = render_json  # () -> (JSON text, the diagnostics' (file, module))
+        self._json = None
+        self._diagnostics = None
+        self._lock = threading.Lock()
+        self._counts = counts
         self.exit_status = exit_status
         self.modules = list(modules)
         self.file = file
@@ -220,9 +228,34 @@ class Result:
         self.hlo_text = hlo_text
         self.xla_input = xla_input
 
+    def _materialize(self) -> None:
+        with self._lock:
+            if self._json is not None:
+                return
+            import json
+            doc = json.loads(self._render_json())
+            self._render_json = None  # the core's result can go
+            diagnostics = []
+            k = 0
+            for entry in doc["files"]:
+                for j in entry.get("diagnostics", ()):
+                    a, b = self._offsets[k], self._offsets[k + 1]
+                    diagnostics.append(Diagnostic._from_json(
+                        j, file=entry.get("file"), module=entry.get("module"),
+                        text=self._text[a:b]))
+                    k += 1
+            self._diagnostics = diagnostics
+            self._json = doc
+
+    @property
+    def diagnostics(self) -> list:
+        if self._diagnostics is None:
+            self._materialize()
+        return self._diagnostics
+
     @property
     def ok(self) -> bool:
-        return not any(d.severity == "error" for d in self.diagnostics)
+        return self._counts[0] == 0
 
     @property
     def errors(self) -> list:
@@ -235,6 +268,8 @@ class Result:
     def to_json(self) -> dict:
         """The `check --format=json` object: `{"version": 1, "files": [...]}` (a fresh
         copy; diagnostics gain `output_path` / `input_path` where they are known)."""
+        if self._json is None:
+            self._materialize()
         return copy.deepcopy(self._json)
 
     def __str__(self) -> str:
@@ -242,8 +277,7 @@ class Result:
         return notes + self._text
 
     def __repr__(self) -> str:
-        counts = {s: sum(d.severity == s for d in self.diagnostics)
-                  for s in ("error", "warning", "note")}
+        counts = dict(zip(("error", "warning", "note"), self._counts))
         what = ", ".join(_plural(counts[s], s) for s in ("error", "warning", "note"))
         name = ", ".join(self.modules) or self.file
         return f"<hlo_offload.Result {'ok' if self.ok else 'not ok'}: {what} ({name})>"
