@@ -107,7 +107,7 @@ def _resolve(source, args, kwargs, *, platform, filename) -> _Input:
                         "jitted function")
     if _is_jax_object(source):
         xla = _jax_module().from_jax(source, *args, platform=platform, **kwargs)
-        name = filename or f"<{_jax_name(source)}>"
+        name = filename or f"<{_module_name(xla.hlo_text) or _jax_name(source)}>"
         return _Input(text=xla.hlo_text, file=None, path=name, xla=xla)
     raise TypeError(
         "source must be HLO or StableHLO text (str or bytes), an os.PathLike file, or a "
@@ -123,6 +123,15 @@ def _file_looks_like_mlir(file: str) -> bool:
         return False  # the core reports why it cannot be read
     return _decode_head(head).lstrip().startswith(("module", "#loc", "//")) and \
         _looks_like_mlir(_decode_head(head))
+
+
+def _module_name(hlo_text: str) -> Optional[str]:
+    """The `HloModule NAME` of a module's text (what jit names it: jit_step)."""
+    head = hlo_text[:4096].lstrip()
+    if not head.startswith("HloModule"):
+        return None
+    name = head[len("HloModule"):].split(",", 1)[0].split(None, 1)
+    return name[0] if name else None
 
 
 def _jax_name(source) -> str:
