@@ -3,7 +3,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "support/status_macros.h"
 
 namespace hloff {
 
@@ -214,15 +216,15 @@ absl::StatusOr<std::vector<InstructionAndShapeIndex>> GetPredecessors(
     }
     case HloOpcode::kDynamicSlice:
     case HloOpcode::kDynamicUpdateSlice:
-      if (auto s = operand_at(operand_index.value_or(0)); !s.ok()) return s;
+      RETURN_IF_ERROR(operand_at(operand_index.value_or(0)));
       return out;
     case HloOpcode::kPad:
     case HloOpcode::kSend:
-      if (auto s = operand_at(0); !s.ok()) return s;
+      RETURN_IF_ERROR(operand_at(0));
       return out;
     default:
       if (operand_index.has_value()) {
-        if (auto s = operand_at(*operand_index); !s.ok()) return s;
+        RETURN_IF_ERROR(operand_at(*operand_index));
         return out;
       }
       if (instr->operand_count() != 1) {
@@ -457,6 +459,19 @@ std::string DescribeEarlierOffloading(const EarlierOffloading& signs) {
                     " with host memory space S(5)");
   }
   return out;
+}
+
+bool SubshapeIsHost(const Shape& shape, const ShapeIndex& index) {
+  return shape_util::AllArrayLeavesInMemorySpace(shape, index, kHostMemorySpace);
+}
+
+std::optional<int64_t> ScalarIntegerConstant(const Instruction* instr) {
+  if (instr->opcode() != HloOpcode::kConstant || instr->shape().rank() != 0) {
+    return std::nullopt;
+  }
+  int64_t value = 0;
+  if (!absl::SimpleAtoi(instr->literal_text(), &value)) return std::nullopt;
+  return value;
 }
 
 }  // namespace hloff

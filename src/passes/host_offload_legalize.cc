@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "analysis/call_graph.h"
 #include "analysis/offload_utils.h"
+#include "support/status_macros.h"
 #include "text/printer.h"
 
 namespace hloff {
@@ -229,11 +230,11 @@ absl::StatusOr<std::vector<InstrAndIndex>> Legalizer::WalkDown(
           "There are ",
           callers.size(), " caller(s): [", absl::StrJoin(names, ", "), "]"));
     }
-    if (auto s = add_gtes(callers[0], current.index); !s.ok()) return s;
+    RETURN_IF_ERROR(add_gtes(callers[0], current.index));
     return results;
   }
   if (instr->opcode() == HloOpcode::kParameter && instr->shape().IsTuple()) {
-    if (auto s = add_gtes(instr, current.index); !s.ok()) return s;
+    RETURN_IF_ERROR(add_gtes(instr, current.index));
     return results;
   }
   for (Instruction* user : instr->users()) {
@@ -654,7 +655,7 @@ absl::StatusOr<bool> Legalizer::ProcessAnnotation(Instruction* instruction) {
     Instruction* copy = it->instruction;
     if (copy->IsDead()) continue;
     if (ShouldMoveCopyDown(copy)) {
-      if (auto s = MoveCopyDown(*it); !s.ok()) return s;
+      RETURN_IF_ERROR(MoveCopyDown(*it));
       changed = true;
       continue;
     }
@@ -718,9 +719,8 @@ absl::StatusOr<bool> Legalizer::Run() {
   bool changed = false;
   for (Instruction* start : starts) {
     if (processed_annotations_.contains(start) || start->IsDead()) continue;
-    auto result = ProcessAnnotation(start);
-    if (!result.ok()) return result.status();
-    changed |= *result;
+    ASSIGN_OR_RETURN(bool result, ProcessAnnotation(start));
+    changed |= result;
   }
   for (Instruction* instr : to_remove_) {
     if (!instr->IsDead() && instr->users().empty() && !instr->IsRoot()) {

@@ -13,6 +13,7 @@
 #include "analysis/offload_utils.h"
 #include "passes/hlo_cse.h"
 #include "passes/offload_fixes.h"
+#include "support/status_macros.h"
 #include "text/printer.h"
 
 namespace hloff {
@@ -35,12 +36,6 @@ std::string Quoted(const Instruction* instr) {
 int64_t MemorySpaceAt(const Instruction* instr, const ShapeIndex& index) {
   const Shape* sub = shape_util::TryGetSubshape(instr->shape(), index);
   return sub == nullptr ? kDefaultMemorySpace : sub->memory_space();
-}
-
-// True when the subshape at `index` is an array in host memory, or a tuple
-// whose array leaves all are (and that has at least one).
-bool SubshapeIsHost(const Shape& shape, const ShapeIndex& index) {
-  return shape_util::AllArrayLeavesInMemorySpace(shape, index, kHostMemorySpace);
 }
 
 Shape WithMemorySpace(Shape shape, int64_t memory_space) {
@@ -418,9 +413,9 @@ absl::StatusOr<bool> Offloader::SliceLeadsToMoveToDevice(Instruction* slice) {
   if (cached != slice_leads_to_device_.end()) return cached->second;
   std::deque<IAS> queue;
   absl::flat_hash_set<IAS> seen;
-  auto first = GetSuccessors({slice, {}}, call_graph_, false, &offending_);
-  if (!first.ok()) return first.status();
-  for (auto& s : *first) {
+  ASSIGN_OR_RETURN(auto first, GetSuccessors({slice, {}}, call_graph_, false,
+                                               &offending_));
+  for (auto& s : first) {
     if (seen.insert(s).second) queue.push_back(s);
   }
   bool result = true;
@@ -443,9 +438,9 @@ absl::StatusOr<bool> Offloader::SliceLeadsToMoveToDevice(Instruction* slice) {
       result = false;
       break;
     }
-    auto next = GetSuccessors(current, call_graph_, false, &offending_);
-    if (!next.ok()) return next.status();
-    for (auto& s : *next) {
+    ASSIGN_OR_RETURN(auto next,
+                     GetSuccessors(current, call_graph_, false, &offending_));
+    for (auto& s : next) {
       if (seen.insert(s).second) queue.push_back(s);
     }
   }
@@ -630,13 +625,13 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
         continue;
       }
       WalkPosition at{start, current, previous, origin};
-      if (auto s = MarkHostCompute(instr, &at); !s.ok()) return s;
+      RETURN_IF_ERROR(MarkHostCompute(instr, &at));
     } else if (instr->opcode() == HloOpcode::kCopy &&
                !(instr->shape() == instr->operand(0)->shape())) {
       // A layout-changing copy: a host->host layout change, not compute.
     } else {
       WalkPosition at{start, current, previous, origin};
-      if (auto s = MarkHostCompute(instr, &at); !s.ok()) return s;
+      RETURN_IF_ERROR(MarkHostCompute(instr, &at));
     }
     for (Instruction* user : instr->users()) {
       if (user->IsCustomCall(kX64SplitLowTarget) ||
@@ -871,9 +866,9 @@ absl::StatusOr<std::vector<IAS>> Offloader::GetStartingInstructions(
   absl::flat_hash_map<IAS, IAS> previous;
   absl::flat_hash_set<IAS> seen;
   hops_to_start_.clear();
-  auto first = GetSuccessors({mth, {}}, call_graph_, false, &offending_);
-  if (!first.ok()) return first.status();
-  for (auto& s : *first) {
+  ASSIGN_OR_RETURN(auto first, GetSuccessors({mth, {}}, call_graph_, false,
+                                               &offending_));
+  for (auto& s : first) {
     if (seen.insert(s).second) queue.push_back(s);
   }
   while (!queue.empty()) {
@@ -899,9 +894,9 @@ absl::StatusOr<std::vector<IAS>> Offloader::GetStartingInstructions(
       hops_to_start_[current] = std::move(hops);
       continue;
     }
-    auto next = GetSuccessors(current, call_graph_, false, &offending_);
-    if (!next.ok()) return next.status();
-    for (auto& s : *next) {
+    ASSIGN_OR_RETURN(auto next,
+                     GetSuccessors(current, call_graph_, false, &offending_));
+    for (auto& s : next) {
       if (seen.insert(s).second) {
         previous.emplace(s, current);
         queue.push_back(s);
@@ -959,9 +954,7 @@ absl::StatusOr<bool> Offloader::HandleMoveToHostCustomCall(Instruction* mth) {
         shape_util::SetMemorySpaceOfLeaves(result, kHostMemorySpace);
       }
     }
-    if (auto s = CheckAnnotationShape(mth, "a copy of its operand"); !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(CheckAnnotationShape(mth, "a copy of its operand"));
     Instruction* copy = NewCopy(mth->operand(0), kHostMemorySpace);
     mth->ReplaceAllUsesWith(copy);
     if (context_.TraceOn(2)) {
@@ -1004,7 +997,7 @@ absl::StatusOr<bool> Offloader::HandleMoveToHostCustomCall(Instruction* mth) {
   }
   visited_move_to_host_.insert(mth);
   Trace(2, absl::StrCat("Removing MoveToHost custom call ", Quoted(mth)));
-  if (auto s = CheckAnnotationShape(mth, "its operand"); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckAnnotationShape(mth, "its operand"));
   mth->ReplaceAllUsesWith(mth->operand(0));
   mth->parent()->RemoveInstruction(mth);
   changed_ = true;
@@ -1222,14 +1215,12 @@ absl::Status Offloader::HandleDynamicUpdateSlices() {
     bool update_host =
         dus->operand(1)->shape().memory_space() == kHostMemorySpace;
     if (update_host) {
-      if (auto s = MarkHostCompute(dus); !s.ok()) return s;
+      RETURN_IF_ERROR(MarkHostCompute(dus));
       if (buffer_host) SetMemorySpace(dus, {}, kHostMemorySpace);
       continue;
     }
     if (buffer_host || annotated_dus_.contains(dus)) {
-      if (auto s = CreateAllocateBufferForDynamicUpdateSlice(dus); !s.ok()) {
-        return s;
-      }
+      RETURN_IF_ERROR(CreateAllocateBufferForDynamicUpdateSlice(dus));
     }
   }
   return absl::OkStatus();
@@ -1488,9 +1479,8 @@ absl::StatusOr<bool> Offloader::Run() {
 
   // Host async calls: outputs that only flow to host outputs stay on host.
   for (Instruction* instr : host_async_starts_) {
-    auto changed = HandleRedundantCopiesBackToHost(instr);
-    if (!changed.ok()) return changed.status();
-    changed_ |= *changed;
+    ASSIGN_OR_RETURN(bool changed, HandleRedundantCopiesBackToHost(instr));
+    changed_ |= changed;
   }
 
   // Input streaming from host-memory entry parameters.
@@ -1527,9 +1517,8 @@ absl::StatusOr<bool> Offloader::Run() {
 
   std::vector<Instruction*> move_to_hosts = MoveToHostsInOffloaderOrder(module_);
   for (Instruction* mth : move_to_hosts) {
-    auto changed = HandleMoveToHostCustomCall(mth);
-    if (!changed.ok()) return changed.status();
-    changed_ |= *changed;
+    ASSIGN_OR_RETURN(bool changed, HandleMoveToHostCustomCall(mth));
+    changed_ |= changed;
   }
   if (unreported_output_errors_ > 0 && context_.diagnostics) {
     Diagnostic d;
@@ -1543,10 +1532,9 @@ absl::StatusOr<bool> Offloader::Run() {
   }
   if (!output_errors_.empty()) return output_errors_.front();
 
-  if (auto s = HandleDynamicUpdateSlices(); !s.ok()) return s;
-  auto removed = RemoveMoveToDevices();
-  if (!removed.ok()) return removed.status();
-  changed_ |= *removed;
+  RETURN_IF_ERROR(HandleDynamicUpdateSlices());
+  ASSIGN_OR_RETURN(bool removed, RemoveMoveToDevices());
+  changed_ |= removed;
   changed_ |= ApplySchedulingFix();
   changed_ |= RunLayoutSensitiveCse(module_);
   module_.Sweep();

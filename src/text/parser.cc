@@ -26,6 +26,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "support/status_macros.h"
 #include "text/lexer.h"
 
 namespace hloff {
@@ -360,7 +361,7 @@ class Parser {
   }
   // A name, with or without `%`. Empty on failure (error set).
   absl::StatusOr<absl::string_view> ParseName(absl::string_view what) {
-    if (auto s = SkipSpace(); !s.ok()) return s;
+    RETURN_IF_ERROR(SkipSpace());
     size_t start = pos_;
     bool percent = Peek() == '%';
     if (percent) {
@@ -381,7 +382,7 @@ class Parser {
     return ident;
   }
   absl::StatusOr<int64_t> ParseInt() {
-    if (auto s = SkipSpace(); !s.ok()) return s;
+    RETURN_IF_ERROR(SkipSpace());
     size_t start = pos_;
     bool negative = false;
     if (Peek() == '-') {
@@ -413,7 +414,7 @@ class Parser {
   }
   // A quoted string ('"' or '\''), returned with C escapes resolved.
   absl::StatusOr<std::string> ParseString() {
-    if (auto s = SkipSpace(); !s.ok()) return s;
+    RETURN_IF_ERROR(SkipSpace());
     size_t start = pos_;
     char quote = Peek();
     if (quote != '"' && quote != '\'') return Error("expected a string");
@@ -456,7 +457,7 @@ class Parser {
   absl::StatusOr<absl::string_view> ParseRawValue(size_t* value_start = nullptr,
                                                   absl::string_view attr = {}) {
     size_t value_pos = pos_;
-    if (auto s = SkipSpace(); !s.ok()) return s;
+    RETURN_IF_ERROR(SkipSpace());
     size_t start = pos_;
     if (value_start != nullptr) *value_start = start;
     if (AtEnd()) {
@@ -569,7 +570,7 @@ class Parser {
       bool line_comment = c == '/' && Peek(1) == '/';
       if (space || line_comment) {
         size_t save = pos_;
-        if (auto s = SkipSpace(); !s.ok()) return s;
+        RETURN_IF_ERROR(SkipSpace());
         if (stack.empty()) {
           if (Peek() == '{' && !out.empty()) {
             out += ' ';
@@ -907,7 +908,7 @@ void Parser::Remember(absl::string_view text, Shape* shape) {
 }
 
 absl::StatusOr<Shape*> Parser::ParseSharedShape() {
-  if (auto s = SkipSpace(); !s.ok()) return s;
+  RETURN_IF_ERROR(SkipSpace());
   size_t start = pos_;
   size_t end = ScanShapeExtent(start);
   auto shape = ParseShapeAt(0);
@@ -926,7 +927,7 @@ absl::StatusOr<Shape> Parser::ParseShapeAt(int depth) {
   if (depth > kMaxDepth) {  // depth: the tuples around this shape
     return Error(absl::StrCat("shape nesting deeper than ", kMaxDepth));
   }
-  if (auto s = SkipSpace(); !s.ok()) return s;
+  RETURN_IF_ERROR(SkipSpace());
   Shape shape;
   if (Peek() == '(') {
     ++pos_;
@@ -941,7 +942,7 @@ absl::StatusOr<Shape> Parser::ParseShapeAt(int depth) {
                                   kMaxTupleElements, " elements"));
       }
       if (Consume(',')) continue;
-      if (auto s = Expect(')', "',' or ')' in tuple shape"); !s.ok()) return s;
+      RETURN_IF_ERROR(Expect(')', "',' or ')' in tuple shape"));
       return shape;
     }
   }
@@ -961,7 +962,7 @@ absl::StatusOr<Shape> Parser::ParseShapeAt(int depth) {
   if (!Consume(']')) {
     if (!error_.ok()) return error_;
     while (true) {
-      if (auto s = SkipSpace(); !s.ok()) return s;
+      RETURN_IF_ERROR(SkipSpace());
       bool dynamic = false;
       int64_t size = 0;
       if (Peek() == '?') {
@@ -991,7 +992,7 @@ absl::StatusOr<Shape> Parser::ParseShapeAt(int depth) {
                                   " dimensions"));
       }
       if (Consume(',')) continue;
-      if (auto s = Expect(']', "',' or ']' in dimensions"); !s.ok()) return s;
+      RETURN_IF_ERROR(Expect(']', "',' or ']' in dimensions"));
       break;
     }
   }
@@ -1003,23 +1004,23 @@ absl::StatusOr<Shape> Parser::ParseShapeAt(int depth) {
   }
   // A '{' is a layout only if an integer or ':' follows.
   size_t save = pos_;
-  if (auto s = SkipSpace(); !s.ok()) return s;
+  RETURN_IF_ERROR(SkipSpace());
   if (Peek() == '{') {
     size_t brace = pos_;
     ++pos_;
-    if (auto s = SkipSpace(); !s.ok()) return s;
+    RETURN_IF_ERROR(SkipSpace());
     char c = Peek();
     pos_ = brace;
     if (absl::ascii_isdigit(static_cast<unsigned char>(c)) || c == ':' ||
         (c == '}' && shape.dimensions.empty())) {
       if (!shape.IsArray()) return Error("token and opaque shapes have no layout");
-      if (auto s = ParseLayout(shape); !s.ok()) return s;
-      if (auto s = CheckArraySize(shape, start); !s.ok()) return s;
+      RETURN_IF_ERROR(ParseLayout(shape));
+      RETURN_IF_ERROR(CheckArraySize(shape, start));
       return shape;
     }
   }
   pos_ = save;
-  if (auto s = CheckArraySize(shape, start); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckArraySize(shape, start));
   return shape;
 }
 
@@ -1047,7 +1048,7 @@ absl::Status Parser::ParseLayout(Shape& shape) {
   if (Consume(':')) {
     // Tail items, accepted in any order.
     while (true) {
-      if (auto s = SkipSpace(); !s.ok()) return s;
+      RETURN_IF_ERROR(SkipSpace());
       char c = Peek();
       if (c == '}') break;
       auto paren_body = [&](std::string& into) -> absl::Status {
@@ -1064,7 +1065,7 @@ absl::Status Parser::ParseLayout(Shape& shape) {
         return absl::OkStatus();
       };
       auto paren_int = [&](int64_t& into) -> absl::Status {
-        if (auto s = Expect('(', "'('"); !s.ok()) return s;
+        RETURN_IF_ERROR(Expect('(', "'('"));
         auto v = ParseInt();
         if (!v.ok()) return v.status();
         into = *v;
@@ -1075,7 +1076,7 @@ absl::Status Parser::ParseLayout(Shape& shape) {
         size_t s = pos_;
         while (Peek() == '(') {
           std::string ignored;
-          if (auto st = paren_body(ignored); !st.ok()) return st;
+          RETURN_IF_ERROR(paren_body(ignored));
         }
         layout.split_configs = std::string(text_.substr(s, pos_ - s));
       } else if (c == 'T') {
@@ -1102,18 +1103,18 @@ absl::Status Parser::ParseLayout(Shape& shape) {
               break;
             }
           }
-          if (auto s = Expect(')', "')' in tile"); !s.ok()) return s;
+          RETURN_IF_ERROR(Expect(')', "')' in tile"));
           layout.tiles.push_back(std::move(tile));
         }
       } else if (c == 'S') {
         ++pos_;
-        if (auto s = paren_int(layout.memory_space); !s.ok()) return s;
+        RETURN_IF_ERROR(paren_int(layout.memory_space));
       } else if (c == 'E') {
         ++pos_;
-        if (auto s = paren_int(layout.element_size_in_bits); !s.ok()) return s;
+        RETURN_IF_ERROR(paren_int(layout.element_size_in_bits));
       } else if (c == 'L') {
         ++pos_;
-        if (auto s = paren_int(layout.tail_padding_alignment); !s.ok()) return s;
+        RETURN_IF_ERROR(paren_int(layout.tail_padding_alignment));
       } else if (c == 'M') {
         ++pos_;
         if (auto s = paren_int(layout.dynamic_shape_metadata_prefix_bytes);
@@ -1122,23 +1123,23 @@ absl::Status Parser::ParseLayout(Shape& shape) {
         }
       } else if (c == 'D') {
         ++pos_;
-        if (auto s = paren_body(layout.dim_level_types); !s.ok()) return s;
+        RETURN_IF_ERROR(paren_body(layout.dim_level_types));
       } else if (c == 'P') {
         ++pos_;
-        if (auto s = paren_body(layout.physical_shape); !s.ok()) return s;
+        RETURN_IF_ERROR(paren_body(layout.physical_shape));
       } else if (c == '#') {
         ++pos_;
-        if (auto s = paren_body(layout.index_primitive_type); !s.ok()) return s;
+        RETURN_IF_ERROR(paren_body(layout.index_primitive_type));
       } else if (c == '*') {
         ++pos_;
-        if (auto s = paren_body(layout.pointer_primitive_type); !s.ok()) return s;
+        RETURN_IF_ERROR(paren_body(layout.pointer_primitive_type));
       } else {
         if (AtEnd()) return Error("unexpected end of input in layout");
         return Error("unexpected character in layout");
       }
     }
   }
-  if (auto s = Expect('}', "'}' closing the layout"); !s.ok()) return s;
+  RETURN_IF_ERROR(Expect('}', "'}' closing the layout"));
   // Validate: minor_to_major is a permutation of the dimensions.
   const auto& m2m = layout.minor_to_major;
   if (static_cast<int64_t>(m2m.size()) != shape.rank()) {
@@ -1160,7 +1161,7 @@ absl::Status Parser::ParseLayout(Shape& shape) {
 absl::StatusOr<Shape> Parser::ParseStandaloneShape() {
   auto shape = ParseShapeAt(0);
   if (!shape.ok()) return shape.status();
-  if (auto s = SkipSpace(); !s.ok()) return s;
+  RETURN_IF_ERROR(SkipSpace());
   if (!AtEnd()) return Error("unexpected text after shape");
   return shape;
 }
@@ -1168,12 +1169,8 @@ absl::StatusOr<Shape> Parser::ParseStandaloneShape() {
 absl::Status Parser::ParseEntryLayout(Module& module) {
   EntryComputationLayout& layout = module.entry_layout_;
   layout.from_header = true;
-  if (auto s = Expect('{', "'{' starting entry_computation_layout"); !s.ok()) {
-    return s;
-  }
-  if (auto s = Expect('(', "'(' starting the parameter layouts"); !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(Expect('{', "'{' starting entry_computation_layout"));
+  RETURN_IF_ERROR(Expect('(', "'(' starting the parameter layouts"));
   if (!Consume(')')) {
     if (!error_.ok()) return error_;
     while (true) {
@@ -1181,11 +1178,11 @@ absl::Status Parser::ParseEntryLayout(Module& module) {
       if (!shape.ok()) return shape.status();
       layout.parameters.push_back(std::move(*shape));
       if (Consume(',')) continue;
-      if (auto s = Expect(')', "',' or ')'"); !s.ok()) return s;
+      RETURN_IF_ERROR(Expect(')', "',' or ')'"));
       break;
     }
   }
-  if (auto s = SkipSpace(); !s.ok()) return s;
+  RETURN_IF_ERROR(SkipSpace());
   if (!(Peek() == '-' && Peek(1) == '>')) return Error("expected '->'");
   pos_ += 2;
   auto result = ParseShapeAt(0);
@@ -1200,7 +1197,7 @@ absl::Status Parser::ParseHeader(Module& module) {
   module.name_ = std::string(*name);
   absl::flat_hash_set<std::string> seen;
   while (Consume(',')) {
-    if (auto s = SkipSpace(); !s.ok()) return s;
+    RETURN_IF_ERROR(SkipSpace());
     size_t attr_pos = pos_;
     absl::string_view attr = RawIdent();
     if (attr.empty()) return Error("expected a module attribute name");
@@ -1214,7 +1211,7 @@ absl::Status Parser::ParseHeader(Module& module) {
     }
     if (attr == "entry_computation_layout") {
       module.entry_layout_position_ = module.header_attributes_.size();
-      if (auto s = ParseEntryLayout(module); !s.ok()) return s;
+      RETURN_IF_ERROR(ParseEntryLayout(module));
       continue;
     }
     auto value = ParseRawValue();
@@ -1243,7 +1240,7 @@ absl::Status Parser::ParseStackFrames(Module& module) {
     if (!ConsumeWord(table)) return absl::OkStatus();
     int64_t expected = 1;
     while (true) {
-      if (auto s = SkipSpace(); !s.ok()) return s;
+      RETURN_IF_ERROR(SkipSpace());
       if (!absl::ascii_isdigit(static_cast<unsigned char>(Peek()))) break;
       size_t id_pos = pos_;
       auto id = ParseInt();
@@ -1253,12 +1250,12 @@ absl::Status Parser::ParseStackFrames(Module& module) {
                                             table));
       }
       ++expected;
-      if (auto s = row(); !s.ok()) return s;
+      RETURN_IF_ERROR(row());
     }
     return absl::OkStatus();
   };
   auto quoted_raw = [&](std::vector<std::string>& into) -> absl::Status {
-    if (auto s = SkipSpace(); !s.ok()) return s;
+    RETURN_IF_ERROR(SkipSpace());
     size_t start = pos_;
     if (Peek() != '"') return Error("expected a string");
     if (!SkipQuoted()) return ErrorAt(start, "unterminated string");
@@ -1267,7 +1264,7 @@ absl::Status Parser::ParseStackFrames(Module& module) {
   };
   auto fields = [&](std::vector<std::pair<absl::string_view, int64_t*>> f)
       -> absl::Status {
-    if (auto s = Expect('{', "'{'"); !s.ok()) return s;
+    RETURN_IF_ERROR(Expect('{', "'{'"));
     while (!Next('}')) {
       if (!error_.ok()) return error_;
       absl::string_view key = RawIdent();
@@ -1314,7 +1311,7 @@ absl::Status Parser::ParseStackFrames(Module& module) {
 }
 
 absl::Status Parser::ParseAttribute(Instruction& instr) {
-  if (auto s = SkipSpace(); !s.ok()) return s;
+  RETURN_IF_ERROR(SkipSpace());
   size_t attr_pos = pos_;
   absl::string_view attr = RawIdent();
   if (attr.empty()) return Error("expected an attribute name");
@@ -1550,10 +1547,10 @@ size_t Parser::OpcodePos(const Instruction* instr) {
 }
 
 absl::Status Parser::ParseInstruction(Computation& comp) {
-  if (auto s = SkipSpace(); !s.ok()) return s;
+  RETURN_IF_ERROR(SkipSpace());
   size_t start = pos_;
   bool is_root = ConsumeWord("ROOT");
-  if (auto s = SkipSpace(); !s.ok()) return s;
+  RETURN_IF_ERROR(SkipSpace());
   size_t name_pos = pos_;
   auto name = ParseName("an instruction name");
   if (!name.ok()) return name.status();
@@ -1612,7 +1609,7 @@ absl::Status Parser::ParseInstruction(Computation& comp) {
   }
   instr->SetShape(shape, /*owned=*/false);
 
-  if (auto s = SkipSpace(); !s.ok()) return s;
+  RETURN_IF_ERROR(SkipSpace());
   size_t opcode_pos = pos_;
   absl::string_view spelling = RawIdent();
   if (spelling.empty()) {
@@ -1647,7 +1644,7 @@ absl::Status Parser::ParseInstruction(Computation& comp) {
     instr->extra().opcode_spelling = spelling;
   }
 
-  if (auto s = Expect('(', "'(' after the opcode"); !s.ok()) return s;
+  RETURN_IF_ERROR(Expect('(', "'(' after the opcode"));
   operand_scratch_.clear();
   if (instr->opcode_ == HloOpcode::kParameter) {
     size_t num_pos = pos_;
@@ -1657,9 +1654,9 @@ absl::Status Parser::ParseInstruction(Computation& comp) {
       return ErrorAt(num_pos, "parameter number out of range");
     }
     instr->index_ = *number;
-    if (auto s = Expect(')', "')'"); !s.ok()) return s;
+    RETURN_IF_ERROR(Expect(')', "')'"));
   } else if (instr->opcode_ == HloOpcode::kConstant) {
-    if (auto s = SkipSpace(); !s.ok()) return s;
+    RETURN_IF_ERROR(SkipSpace());
     // The literal: balanced text up to the matching ')'. Kept as a view when
     // it needs no normalisation.
     size_t lit_start = pos_;
@@ -1693,7 +1690,7 @@ absl::Status Parser::ParseInstruction(Computation& comp) {
           pos_ = end + 2;
           continue;
         }
-        if (auto s = SkipSpace(); !s.ok()) return s;
+        RETURN_IF_ERROR(SkipSpace());
         if (!literal.empty() && literal.back() != ' ') literal += ' ';
         continue;
       }
@@ -1724,7 +1721,7 @@ absl::Status Parser::ParseInstruction(Computation& comp) {
       // A typed operand: its shape is checked against the operand's once
       // the computation is read (at once when it is the operand's own
       // shared shape), then dropped.
-      if (auto s = SkipSpace(); !s.ok()) return s;
+      RETURN_IF_ERROR(SkipSpace());
       size_t typed_pos = pos_;
       const Shape* typed = FindSharedShape();
       if (typed == nullptr) {
@@ -1737,7 +1734,7 @@ absl::Status Parser::ParseInstruction(Computation& comp) {
         }
       }
       if (!error_.ok()) return error_;
-      if (auto s = SkipSpace(); !s.ok()) return s;
+      RETURN_IF_ERROR(SkipSpace());
       size_t operand_pos = pos_;
       auto operand = ParseName("an operand name");
       if (!operand.ok()) return operand.status();
@@ -1780,9 +1777,7 @@ absl::Status Parser::ParseInstruction(Computation& comp) {
                                                  " operands"));
       }
       if (Consume(',')) continue;
-      if (auto s = Expect(')', "',' or ')' in the operand list"); !s.ok()) {
-        return s;
-      }
+      RETURN_IF_ERROR(Expect(')', "',' or ')' in the operand list"));
       break;
     }
   }
@@ -1792,7 +1787,7 @@ absl::Status Parser::ParseInstruction(Computation& comp) {
   attr_scratch_.clear();
   called_count_ = 0;
   while (Consume(',')) {
-    if (auto s = ParseAttribute(*instr); !s.ok()) return s;
+    RETURN_IF_ERROR(ParseAttribute(*instr));
   }
   if (!error_.ok()) return error_;
   if (attr_scratch_.size() > 0xffff) return Error("too many attributes");
@@ -1862,7 +1857,7 @@ absl::Status Parser::CheckCycles(Computation& comp) {
 }
 
 absl::Status Parser::ParseComputationHead(Module& module, BodyState& body) {
-  if (auto s = SkipSpace(); !s.ok()) return s;
+  RETURN_IF_ERROR(SkipSpace());
   size_t start = pos_;
   bool is_entry = ConsumeWord("ENTRY");
   // Text without a header whose start is not a computation is most likely
@@ -1905,12 +1900,12 @@ absl::Status Parser::ParseComputationHead(Module& module, BodyState& body) {
     if (depth != 0) {
       return ErrorAt(start, "unexpected end of input in computation signature");
     }
-    if (auto s = SkipSpace(); !s.ok()) return s;
+    RETURN_IF_ERROR(SkipSpace());
     if (!(Peek() == '-' && Peek(1) == '>')) {
       return Error("expected '->' after the computation's parameters");
     }
     pos_ += 2;
-    if (auto s = SkipSpace(); !s.ok()) return s;
+    RETURN_IF_ERROR(SkipSpace());
     body.signature_result_pos = pos_;
     auto result = ParseShapeAt(0);
     if (!result.ok()) return result.status();
@@ -1923,9 +1918,7 @@ absl::Status Parser::ParseComputationHead(Module& module, BodyState& body) {
       Peek() != '{') {
     return not_hlo();
   }
-  if (auto s = Expect('{', "'{' starting the computation body"); !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(Expect('{', "'{' starting the computation body"));
   Computation* raw = comp.get();
   module.computations_.push_back(std::move(comp));
   module.computation_by_name_[raw->name_] = raw;
@@ -1944,7 +1937,7 @@ absl::Status Parser::ParseBody(BodyState& body, size_t stop, bool* closed) {
   body_ = &body;
   *closed = false;
   while (true) {
-    if (auto s = SkipSpace(); !s.ok()) return s;
+    RETURN_IF_ERROR(SkipSpace());
     if (pos_ >= stop) return absl::OkStatus();
     if (Peek() == '}') {
       ++pos_;
@@ -1955,7 +1948,7 @@ absl::Status Parser::ParseBody(BodyState& body, size_t stop, bool* closed) {
       return Error(absl::StrCat("unexpected end of input in computation '",
                                 body.comp->name_, "' (missing '}')"));
     }
-    if (auto s = ParseInstruction(*body.comp); !s.ok()) return s;
+    RETURN_IF_ERROR(ParseInstruction(*body.comp));
   }
 }
 
@@ -2024,9 +2017,9 @@ absl::Status Parser::FinishBody(BodyState& body,
     }
     return absl::OkStatus();
   };
-  if (auto s = resolve(body); !s.ok()) return s;
+  RETURN_IF_ERROR(resolve(body));
   for (BodyState* part : more) {
-    if (auto s = resolve(*part); !s.ok()) return s;
+    RETURN_IF_ERROR(resolve(*part));
     // A reference across parts may point forward: check for cycles.
     needs_cycle_check |= !part->pending_operands.empty() ||
                          part->needs_cycle_check;
@@ -2057,9 +2050,9 @@ absl::Status Parser::FinishBody(BodyState& body,
     }
     return absl::OkStatus();
   };
-  if (auto s = check_typed(body); !s.ok()) return s;
+  RETURN_IF_ERROR(check_typed(body));
   for (BodyState* part : more) {
-    if (auto s = check_typed(*part); !s.ok()) return s;
+    RETURN_IF_ERROR(check_typed(*part));
   }
   auto resolve_control = [&](const BodyState& part) -> absl::Status {
     for (const PendingOperand& p : part.pending_control) {
@@ -2073,9 +2066,9 @@ absl::Status Parser::FinishBody(BodyState& body,
     }
     return absl::OkStatus();
   };
-  if (auto s = resolve_control(body); !s.ok()) return s;
+  RETURN_IF_ERROR(resolve_control(body));
   for (BodyState* part : more) {
-    if (auto s = resolve_control(*part); !s.ok()) return s;
+    RETURN_IF_ERROR(resolve_control(*part));
   }
   // Parameters: numbers 0..n-1, each once.
   int64_t num_params = 0;
@@ -2110,7 +2103,7 @@ absl::Status Parser::FinishBody(BodyState& body,
   // Without forward references or control edges every edge points to an
   // earlier instruction: no cycle is possible.
   if (needs_cycle_check) {
-    if (auto s = CheckCycles(*raw); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckCycles(*raw));
   }
   if (body.signature_result.has_value() &&
       !shape_util::Compatible(raw->root_->shape(), *body.signature_result)) {
@@ -2129,7 +2122,7 @@ absl::Status Parser::ParseExecutionThread(Computation& comp) {
   // Optional `, execution_thread="host"` after the closing brace.
   size_t save = pos_;
   if (Consume(',')) {
-    if (auto s = SkipSpace(); !s.ok()) return s;
+    RETURN_IF_ERROR(SkipSpace());
     absl::string_view attr = RawIdent();
     if (attr != "execution_thread" || !Consume('=')) {
       if (!error_.ok()) return error_;
@@ -2145,12 +2138,10 @@ absl::Status Parser::ParseExecutionThread(Computation& comp) {
 
 absl::Status Parser::ParseComputation(Module& module) {
   BodyState body;
-  if (auto s = ParseComputationHead(module, body); !s.ok()) return s;
+  RETURN_IF_ERROR(ParseComputationHead(module, body));
   bool closed = false;
-  if (auto s = ParseBody(body, absl::string_view::npos, &closed); !s.ok()) {
-    return s;
-  }
-  if (auto s = FinishBody(body, {}); !s.ok()) return s;
+  RETURN_IF_ERROR(ParseBody(body, absl::string_view::npos, &closed));
+  RETURN_IF_ERROR(FinishBody(body, {}));
   return ParseExecutionThread(*body.comp);
 }
 
@@ -2160,13 +2151,13 @@ absl::Status Parser::ParseRange(Module& module, size_t stop,
   std::unique_ptr<BodyState> begun;  // a computation begun in this range
   BodyState* body = result.continuation.get();
   if (body != nullptr) {
-    if (auto s = SkipSpace(); !s.ok()) return s;
+    RETURN_IF_ERROR(SkipSpace());
     result.first_item_pos = pos_;
   }
   while (true) {
     if (body != nullptr) {
       bool closed = false;
-      if (auto s = ParseBody(*body, stop, &closed); !s.ok()) return s;
+      RETURN_IF_ERROR(ParseBody(*body, stop, &closed));
       if (!closed) {
         result.final_pos = pos_;
         result.ends_in_body = true;
@@ -2177,15 +2168,15 @@ absl::Status Parser::ParseRange(Module& module, size_t stop,
         // The end of a computation begun in an earlier range: finished when
         // the ranges are merged.
         result.continuation_closed = true;
-      } else if (auto s = FinishBody(*body, {}); !s.ok()) {
-        return s;
+      } else {
+        RETURN_IF_ERROR(FinishBody(*body, {}));
       }
-      if (auto s = ParseExecutionThread(*body->comp); !s.ok()) return s;
+      RETURN_IF_ERROR(ParseExecutionThread(*body->comp));
       begun.reset();
       body = nullptr;
       continue;
     }
-    if (auto s = SkipSpace(); !s.ok()) return s;
+    RETURN_IF_ERROR(SkipSpace());
     if (AtEnd() || pos_ >= stop) {
       result.final_pos = pos_;
       result.ends_in_body = false;
@@ -2197,7 +2188,7 @@ absl::Status Parser::ParseRange(Module& module, size_t stop,
           "split it with --split-input-file (separator lines '// -----')");
     }
     begun = std::make_unique<BodyState>();
-    if (auto s = ParseComputationHead(module, *begun); !s.ok()) return s;
+    RETURN_IF_ERROR(ParseComputationHead(module, *begun));
     body = begun.get();
   }
 }
@@ -2306,7 +2297,7 @@ absl::Status Parser::Finish(Module& module) {
     }
     call.instr->payload_->called[call.index] = callee;
   }
-  if (auto s = BuildWrappedComputations(module); !s.ok()) return s;
+  RETURN_IF_ERROR(BuildWrappedComputations(module));
   // Structural checks the passes rely on.
   for (const auto& comp : module.computations_) {
     for (const auto& owned : comp->instructions_) {
@@ -2448,7 +2439,7 @@ absl::Status Parser::Finish(Module& module) {
           break;
       }
       if (!st.ok()) return st;
-      if (auto s = CheckForwardedShapes(*instr); !s.ok()) return s;
+      RETURN_IF_ERROR(CheckForwardedShapes(*instr));
     }
   }
   // Recursion check over the call graph (iterative DFS).
@@ -2561,11 +2552,11 @@ absl::Status Parser::ParseModuleStart(Module& module,
   module.source_text_ = text_;
   module.source_path_ = options_.path;
   module.line_offset_ = options_.line_offset;
-  if (auto s = SkipSpace(); !s.ok()) return s;
+  RETURN_IF_ERROR(SkipSpace());
   if (AtEnd()) return Error("the input is empty: expected an HLO module");
   if (ConsumeWord("HloModule")) {
-    if (auto s = ParseHeader(module); !s.ok()) return s;
-    if (auto s = ParseStackFrames(module); !s.ok()) return s;
+    RETURN_IF_ERROR(ParseHeader(module));
+    RETURN_IF_ERROR(ParseStackFrames(module));
   } else {
     module.has_header_ = false;
   }
@@ -2575,18 +2566,18 @@ absl::Status Parser::ParseModuleStart(Module& module,
 absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModule(
     std::shared_ptr<const TextBuffer> buffer) {
   auto module = std::make_unique<Module>();
-  if (auto s = ParseModuleStart(*module, std::move(buffer)); !s.ok()) return s;
+  RETURN_IF_ERROR(ParseModuleStart(*module, std::move(buffer)));
   while (true) {
-    if (auto s = SkipSpace(); !s.ok()) return s;
+    RETURN_IF_ERROR(SkipSpace());
     if (AtEnd()) break;
     if (text_.substr(pos_, 9) == "HloModule" && !IsIdentChar(Peek(9))) {
       return Error(
           "a second 'HloModule' header: this file holds several modules; "
           "split it with --split-input-file (separator lines '// -----')");
     }
-    if (auto s = ParseComputation(*module); !s.ok()) return s;
+    RETURN_IF_ERROR(ParseComputation(*module));
   }
-  if (auto s = Finish(*module); !s.ok()) return s;
+  RETURN_IF_ERROR(Finish(*module));
   return module;
 }
 
@@ -2613,8 +2604,8 @@ std::vector<size_t> Parser::SplitPoints(size_t from, int ranges) const {
 absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModuleInParallel(
     std::shared_ptr<const TextBuffer> buffer, int threads, int* used) {
   auto module = std::make_unique<Module>();
-  if (auto s = ParseModuleStart(*module, std::move(buffer)); !s.ok()) return s;
-  if (auto s = SkipSpace(); !s.ok()) return s;
+  RETURN_IF_ERROR(ParseModuleStart(*module, std::move(buffer)));
+  RETURN_IF_ERROR(SkipSpace());
   std::vector<size_t> splits = SplitPoints(pos_, threads);
   const size_t ranges = splits.size() + 1;
   *used = static_cast<int>(ranges);
@@ -2685,12 +2676,12 @@ absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModuleInParallel(
       continue;
     }
     open->comp->execution_thread_ = results[k].placeholder->execution_thread_;
-    if (auto s = FinishBody(*open, parts); !s.ok()) return s;
+    RETURN_IF_ERROR(FinishBody(*open, parts));
     parts.clear();
     open = results[k].tail.get();
   }
   if (open != nullptr) return mismatch;
-  if (auto s = Finish(*module); !s.ok()) return s;
+  RETURN_IF_ERROR(Finish(*module));
   return module;
 }
 
