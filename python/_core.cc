@@ -3,12 +3,15 @@
 // report) and its renderers, which give byte for byte what the command line
 // prints; hlo_offload/__init__.py builds the public API on it.
 //
-// Every call that works on a module releases the GIL: the text (a bytes or
-// str object, kept referenced by the caller for the whole call) or the file
-// is handed to the pipeline as it is, and only the results that Python asks
-// for are turned into Python objects, with the GIL held again. Bad input is
-// never an exception here: it is a diagnostic, a read error or a parse error
-// in the Outcome, which the Python layer turns into its exceptions.
+// Every call that works on a module releases the GIL. A file is read by the
+// pipeline as the command line reads it (mapped); a text (a bytes object, or a
+// str's UTF-8 form, which for ASCII text is the object's own storage) is
+// handed over as a view of the object's buffer, without a copy here, and the
+// pipeline takes its one copy (RunPipeline(Command, absl::string_view, ...)).
+// Only the results that Python asks for become Python objects, with the GIL
+// held again. Bad input is never an exception here: it is a diagnostic, a
+// read error or a parse error in the Outcome, which the Python layer turns
+// into its exceptions; bad arguments raise ValueError or TypeError.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -96,8 +99,8 @@ std::vector<int64_t> IndexVector(const ShapeIndex& index) {
 }
 
 // The result of one run, owned by Python. `keepalive` holds the text object
-// the pipeline read (when it was given text), so that nothing the result
-// points into can go away before it.
+// the pipeline was given (a view of it would stay valid were the pipeline
+// ever to keep one instead of its copy).
 class Outcome {
  public:
   Outcome(PipelineResult result, nb::object keepalive)
