@@ -282,12 +282,6 @@ class Result:
         name = ", ".join(self.modules) or self.file
         return f"<hlo_offload.Result {'ok' if self.ok else 'not ok'}: {what} ({name})>"
 
-    def __iter__(self):
-        return iter(self.diagnostics)
-
-    def __len__(self) -> int:
-        return len(self.diagnostics)
-
     def _repr_html_(self) -> str:
         colours = {"error": "#b00020", "warning": "#9a6700", "note": "#0b57d0"}
         parts = ['<div class="hlo-offload-result">']

@@ -50,6 +50,17 @@ def test_bad_source_type(source):
     assert "source" in str(info.value) or "jit" in str(info.value)
 
 
+def test_text_that_is_not_utf8():
+    # A str with a lone surrogate has no UTF-8 form: UnicodeEncodeError, a ValueError.
+    with pytest.raises(ValueError):
+        hlo_offload.check("HloModule m\ud800\n")
+    # Bytes that are not UTF-8 are read as the command line reads them: a parse error
+    # here, at the byte.
+    with pytest.raises(hlo_offload.ParseError) as info:
+        hlo_offload.check(b"HloModule m\n\xff\xfe ENTRY {")
+    assert info.value.line == 2
+
+
 def test_example_arguments_with_text(clean_text):
     with pytest.raises(TypeError, match="example arguments"):
         hlo_offload.check(clean_text, 1, 2)
