@@ -94,6 +94,10 @@ def _resolve(source, args, kwargs, *, platform, filename) -> _Input:
         file = os.fspath(source)
         if isinstance(file, bytes):
             file = os.fsdecode(file)
+        if file == "-":
+            # A file named "-", not standard input (which the command line reads for
+            # "-", and which would wait for input here).
+            file = os.path.join(".", "-")
         path = filename or file
         if os.path.isdir(file):
             raise IsADirectoryError(

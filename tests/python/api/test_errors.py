@@ -122,6 +122,15 @@ def test_files(tmp_path):
         unreadable.chmod(0o644)
 
 
+def test_path_named_dash(tmp_path, monkeypatch, clean_text):
+    # pathlib.Path("-") is a file named "-", never standard input.
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError):
+        hlo_offload.check(pathlib.Path("-"))
+    (tmp_path / "-").write_text(clean_text)
+    assert hlo_offload.check(pathlib.Path("-")).modules == ["clean"]
+
+
 def test_fix_cannot_fix():
     # An error other than E1200 stands in the way: the parameter's shape disagrees
     # with the entry computation layout... (HO9xxx / lint errors are not fixable).
