@@ -78,6 +78,10 @@ def _resolve(source, args, kwargs, *, platform, filename) -> _Input:
             "example arguments are for a jitted function; a text or file source takes "
             f"none (got {extra})")
     if isinstance(source, str):
+        if "\n" not in source and 0 < len(source) < 4096 and os.path.isfile(source):
+            raise TypeError(
+                f"a str source is module text, and {source!r} is the name of a file: pass "
+                f"pathlib.Path({source!r}) to read it")
         path = filename or "<string>"
         if _looks_like_mlir(source[:1 << 16]):
             return _from_stablehlo(source, platform, path)

@@ -122,6 +122,13 @@ def test_files(tmp_path):
         unreadable.chmod(0o644)
 
 
+def test_file_name_as_text(tmp_path, clean_text):
+    path = tmp_path / "m.hlo"
+    path.write_text(clean_text)
+    with pytest.raises(TypeError, match="pathlib.Path"):
+        hlo_offload.check(str(path))
+
+
 def test_path_named_dash(tmp_path, monkeypatch, clean_text):
     # pathlib.Path("-") is a file named "-", never standard input.
     monkeypatch.chdir(tmp_path)
