@@ -3,6 +3,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "support/status_macros.h"
 
@@ -458,6 +459,19 @@ std::string DescribeEarlierOffloading(const EarlierOffloading& signs) {
                     " with host memory space S(5)");
   }
   return out;
+}
+
+bool SubshapeIsHost(const Shape& shape, const ShapeIndex& index) {
+  return shape_util::AllArrayLeavesInMemorySpace(shape, index, kHostMemorySpace);
+}
+
+std::optional<int64_t> ScalarIntegerConstant(const Instruction* instr) {
+  if (instr->opcode() != HloOpcode::kConstant || instr->shape().rank() != 0) {
+    return std::nullopt;
+  }
+  int64_t value = 0;
+  if (!absl::SimpleAtoi(instr->literal_text(), &value)) return std::nullopt;
+  return value;
 }
 
 }  // namespace hloff

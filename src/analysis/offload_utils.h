@@ -137,6 +137,16 @@ std::optional<EarlierOffloading> FindEarlierOffloading(const Module& module);
 // space S(5)" (either part left out when its count is 0).
 std::string DescribeEarlierOffloading(const EarlierOffloading& signs);
 
+// True when the subshape at `index` is an array in host memory (memory
+// space 5), or a tuple whose array leaves all are and that has at least one:
+// the HostOffloader's test of the entry computation layout
+// (host_offloader.cc's checks of ComputationLayout::result_layout).
+bool SubshapeIsHost(const Shape& shape, const ShapeIndex& index);
+
+// The value of a scalar integer constant (`s32[] constant(4)`); nullopt for
+// anything else.
+std::optional<int64_t> ScalarIntegerConstant(const Instruction* instr);
+
 }  // namespace hloff
 
 #endif  // HLO_OFFLOAD_ANALYSIS_OFFLOAD_UTILS_H_

@@ -15,15 +15,6 @@ namespace {
 // Hops followed between a value and the write that stores it.
 constexpr int kMaxHops = 16;
 
-std::optional<int64_t> ScalarIntegerConstant(const Instruction* instr) {
-  if (instr->opcode() != HloOpcode::kConstant || instr->shape().rank() != 0) {
-    return std::nullopt;
-  }
-  int64_t value = 0;
-  if (!absl::SimpleAtoi(instr->literal_text(), &value)) return std::nullopt;
-  return value;
-}
-
 // Copies, bitcasts, bitcast reshapes and placement annotations: the value
 // passes through them unchanged.
 bool IsValueHop(const Instruction* instr) {

@@ -59,7 +59,10 @@ struct Fix {
   std::string description;  // one paragraph, plain words
 };
 
-// Where in the user's program a value comes from (from `metadata`).
+// Where in the user's program a value comes from (its `metadata`): source
+// file and line (from source_file/source_line or the stack-frame tables) and
+// op_name. Empty strings and 0 when the metadata has none. Diagnostics and
+// the report (report/report.h) both use it.
 struct ProgramSource {
   std::string file;
   int64_t line = 0;

@@ -72,12 +72,6 @@ std::string Position(const SourceText& source, SourceLoc loc) {
   return absl::StrCat(source.path, ":", loc.line, ":", loc.column, ":");
 }
 
-nlohmann::json IndexJson(const ShapeIndex& index) {
-  nlohmann::json out = nlohmann::json::array();
-  for (int64_t i : index) out.push_back(i);
-  return out;
-}
-
 }  // namespace
 
 std::string RenderText(const Diagnostic& d, const SourceText& source) {
@@ -156,7 +150,7 @@ nlohmann::json DiagnosticToJson(const Diagnostic& d) {
   if (!d.instruction.empty()) j["instruction"] = d.instruction;
   if (!d.computation.empty()) j["computation"] = d.computation;
   if (!d.start.empty()) j["start"] = d.start;
-  if (d.output_index.has_value()) j["output_index"] = IndexJson(*d.output_index);
+  if (d.output_index.has_value()) j["output_index"] = ShapeIndexToJson(*d.output_index);
   if (!d.output_path.empty()) j["output_path"] = d.output_path;
   if (!d.input_path.empty()) j["input_path"] = d.input_path;
   if (d.loc.known()) {
@@ -167,7 +161,7 @@ nlohmann::json DiagnosticToJson(const Diagnostic& d) {
     for (const PathHop& hop : d.path) {
       nlohmann::json h = {{"instruction", hop.instruction},
                           {"computation", hop.computation},
-                          {"shape_index", IndexJson(hop.shape_index)}};
+                          {"shape_index", ShapeIndexToJson(hop.shape_index)}};
       if (hop.loc.known()) {
         h["location"] = {{"line", hop.loc.line}, {"column", hop.loc.column}};
       }

@@ -42,6 +42,15 @@ struct FileDiagnostics {
 nlohmann::json RenderSarif(const std::vector<FileDiagnostics>& files,
                            absl::string_view tool_version);
 
+// A shape index as a JSON array of integers (`{1,0}` is [1, 0]), for
+// nlohmann::json or nlohmann::ordered_json.
+template <typename Json = nlohmann::json>
+Json ShapeIndexToJson(const ShapeIndex& index) {
+  Json out = Json::array();
+  for (int64_t i : index) out.push_back(i);
+  return out;
+}
+
 // `json` as indented text. Strings from the input (file names, metadata) need
 // not be UTF-8: invalid bytes are written as U+FFFD instead of failing.
 std::string DumpJson(const nlohmann::json& json);

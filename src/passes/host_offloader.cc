@@ -38,12 +38,6 @@ int64_t MemorySpaceAt(const Instruction* instr, const ShapeIndex& index) {
   return sub == nullptr ? kDefaultMemorySpace : sub->memory_space();
 }
 
-// True when the subshape at `index` is an array in host memory, or a tuple
-// whose array leaves all are (and that has at least one).
-bool SubshapeIsHost(const Shape& shape, const ShapeIndex& index) {
-  return shape_util::AllArrayLeavesInMemorySpace(shape, index, kHostMemorySpace);
-}
-
 Shape WithMemorySpace(Shape shape, int64_t memory_space) {
   shape_util::SetMemorySpaceOfLeaves(shape, memory_space);
   return shape;

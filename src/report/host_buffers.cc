@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "analysis/offload_utils.h"
 #include "report/report_util.h"
 
 namespace hloff {
@@ -17,7 +18,6 @@ using IAS = InstructionAndShapeIndex;
 using report_util::BytesAt;
 using report_util::Ref;
 using report_util::ShapeAt;
-using report_util::SubshapeIsHost;
 
 // Host buffers: values that share storage grouped by a union-find over
 // (instruction, array leaf index).

@@ -19,7 +19,7 @@ std::string LineSuffix(SourceLoc loc) {
   return loc.known() ? absl::StrCat(" (line ", loc.line, ")") : std::string();
 }
 
-std::string ProgramSourceText(const ReportSource& source) {
+std::string ProgramSourceText(const ProgramSource& source) {
   std::vector<std::string> parts;
   if (!source.op_name.empty()) {
     parts.push_back(absl::StrCat("op_name \"", source.op_name, "\""));
@@ -77,9 +77,7 @@ nlohmann::ordered_json LocJson(SourceLoc loc) {
 }
 
 nlohmann::ordered_json IndexJson(const ShapeIndex& index) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (int64_t i : index) out.push_back(i);
-  return out;
+  return ShapeIndexToJson<nlohmann::ordered_json>(index);
 }
 
 std::string DotEscape(absl::string_view text) {

@@ -66,7 +66,6 @@ using report_util::ShapeAt;
 using report_util::ShortShape;
 using report_util::ShortSource;
 using report_util::SourceOf;
-using report_util::SubshapeIsHost;
 
 
 // What the walks record about one instruction, for the picture.

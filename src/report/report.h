@@ -92,15 +92,6 @@ struct OffloadEnd {
   std::vector<std::string> path;
 };
 
-// Where in the user's program a value comes from (its `metadata`): source
-// file and line (from source_file/source_line or the stack-frame tables) and
-// op_name. Empty strings and 0 when the metadata has none.
-struct ReportSource {
-  std::string file;
-  int64_t line = 0;
-  std::string op_name;
-};
-
 // One offloaded tensor.
 struct Offload {
   OffloadKind kind = OffloadKind::kMoveToHost;
@@ -113,7 +104,7 @@ struct Offload {
   // Bytes of the tensor (shape_util::ByteSizeOf): elements x element size,
   // sub-byte types packed, tile padding included; tuples add their leaves.
   int64_t bytes = 0;
-  ReportSource source;
+  ProgramSource source;
   std::vector<OffloadEnd> ends;
   // kHostCompute: the offloads whose paths end at this instruction (empty
   // when the input already marked it `_xla_compute_type="host"`).

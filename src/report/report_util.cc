@@ -7,7 +7,7 @@
 
 namespace hloff::report_util {
 
-std::string ShortSource(const ReportSource& source) {
+std::string ShortSource(const ProgramSource& source) {
   if (source.file.empty()) return "";
   std::string text = source.file.substr(source.file.rfind('/') + 1);
   if (source.line > 0) absl::StrAppend(&text, ":", source.line);
@@ -24,8 +24,8 @@ InstructionRef Ref(const Instruction* instr) {
                         instr->loc()};
 }
 
-ReportSource SourceOf(const Module& module, const Instruction* instr) {
-  ReportSource source;
+ProgramSource SourceOf(const Module& module, const Instruction* instr) {
+  ProgramSource source;
   const OpMetadata& metadata = instr->metadata();
   source.op_name = metadata.op_name;
   if (auto position = module.ResolveSource(metadata)) {
@@ -33,10 +33,6 @@ ReportSource SourceOf(const Module& module, const Instruction* instr) {
     source.line = position->line;
   }
   return source;
-}
-
-bool SubshapeIsHost(const Shape& shape, const ShapeIndex& index) {
-  return shape_util::AllArrayLeavesInMemorySpace(shape, index, kHostMemorySpace);
 }
 
 bool AnyLeafIsHost(const Shape& shape) {
@@ -105,15 +101,6 @@ absl::flat_hash_set<const Computation*> NestedComputations(
     }
   }
   return nested;
-}
-
-std::optional<int64_t> IntegerConstant(const Instruction* instr) {
-  if (instr->opcode() != HloOpcode::kConstant || instr->shape().rank() != 0) {
-    return std::nullopt;
-  }
-  int64_t value = 0;
-  if (!absl::SimpleAtoi(instr->literal_text(), &value)) return std::nullopt;
-  return value;
 }
 
 std::string ShortShape(const Shape& shape) {

@@ -26,15 +26,10 @@ InstructionRef Ref(const Instruction* instr);
 
 // The user's program position of `instr` from its metadata: source_file and
 // source_line, or the stack-frame tables of newer dumps; op_name.
-ReportSource SourceOf(const Module& module, const Instruction* instr);
+ProgramSource SourceOf(const Module& module, const Instruction* instr);
 
 // `step.py:15` for /home/user/model/step.py line 15; empty without a file.
-std::string ShortSource(const ReportSource& source);
-
-// True when the subshape at `index` is an array in host memory (memory space
-// 5), or a tuple whose array leaves all are and that has at least one: the
-// HostOffloader's test of the entry computation layout.
-bool SubshapeIsHost(const Shape& shape, const ShapeIndex& index);
+std::string ShortSource(const ProgramSource& source);
 
 // True when any array leaf of `shape` is in host memory.
 bool AnyLeafIsHost(const Shape& shape);
@@ -61,9 +56,6 @@ bool IsEntryRoot(const Instruction* instr, const Module& module);
 // Computations that run inside a fusion or inside an instruction that
 // already computes on the host (`_xla_compute_type="host"`), transitively.
 absl::flat_hash_set<const Computation*> NestedComputations(const Module& module);
-
-// The value of a scalar integer constant; nullopt for anything else.
-std::optional<int64_t> IntegerConstant(const Instruction* instr);
 
 }  // namespace hloff::report_util
 

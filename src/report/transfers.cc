@@ -14,7 +14,6 @@
 namespace hloff {
 namespace {
 
-using report_util::IntegerConstant;
 using report_util::NestedComputations;
 using report_util::Ref;
 
@@ -237,10 +236,10 @@ std::optional<int64_t> ConstantTripCount(const Instruction& while_loop) {
     return value->tuple_index();
   };
   std::optional<int64_t> k = induction_index(compare->operand(0));
-  std::optional<int64_t> limit = IntegerConstant(compare->operand(1));
+  std::optional<int64_t> limit = ScalarIntegerConstant(compare->operand(1));
   if (!k.has_value() || !limit.has_value()) {
     k = induction_index(compare->operand(1));
-    limit = IntegerConstant(compare->operand(0));
+    limit = ScalarIntegerConstant(compare->operand(0));
     if (!k.has_value() || !limit.has_value()) return std::nullopt;
     // limit OP i  ==  i OP' limit
     if (direction == "LT") {
@@ -257,7 +256,7 @@ std::optional<int64_t> ConstantTripCount(const Instruction& while_loop) {
   if (init->opcode() != HloOpcode::kTuple || *k >= init->operand_count()) {
     return std::nullopt;
   }
-  std::optional<int64_t> start = IntegerConstant(init->operand(*k));
+  std::optional<int64_t> start = ScalarIntegerConstant(init->operand(*k));
   const Instruction* next = body->root();
   if (!start.has_value() || next->opcode() != HloOpcode::kTuple ||
       *k >= next->operand_count()) {
@@ -270,9 +269,9 @@ std::optional<int64_t> ConstantTripCount(const Instruction& while_loop) {
            value->operand(0) == body->parameter(0) && value->tuple_index() == *k;
   };
   std::optional<int64_t> step;
-  if (is_induction(update->operand(0))) step = IntegerConstant(update->operand(1));
+  if (is_induction(update->operand(0))) step = ScalarIntegerConstant(update->operand(1));
   if (!step.has_value() && is_induction(update->operand(1))) {
-    step = IntegerConstant(update->operand(0));
+    step = ScalarIntegerConstant(update->operand(0));
   }
   if (!step.has_value() || *step == 0) return std::nullopt;
   auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
