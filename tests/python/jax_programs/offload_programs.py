@@ -13,7 +13,15 @@ TPU's compiler is not public: the verdicts assume it runs the same passes). Befo
 `sharding-removal` pipeline (ShardingRemover, xla/service/sharding_remover.cc) removes the
 `Sharding` and `xla.sdy.FuncResultSharding` custom-calls that JAX's lowering leaves on the
 way (their uses get the operand), and CallInliner (pre-SPMD pipeline) inlines every `call`. Where a verdict rests on what JAX emits (an annotation it adds or not), that was seen
-by running JAX 0.10.2 here. None of these programs was compiled on a device.
+by running JAX 0.10.2 here.
+
+Every verdict also rests on a deviceless compile: scripts/xla_deviceless/gen_programs.py builds
+each program exactly as the tests do and compiles its StableHLO with libtpu 0.0.42.1 (TPU
+v5e:2x2) and jax-cuda12-plugin 0.10.2 (H100 target config), both with jaxlib 0.10.2; XLA's
+verdicts are stored in tests/xla-ref/<backend>/jax_programs/<name>/result.json and
+test_xla_verdicts.py requires each program's declared verdict to be the stored one. Each
+program's `evidence` starts with what that compile gave ("Deviceless compile: ...") and goes on
+with the source reading. Nothing was run on a device.
 """
 from __future__ import annotations
 
@@ -23,6 +31,9 @@ from typing import Callable
 
 CLEAN = "clean"
 E1200 = "E1200"
+# XLA's offloading passes accept the program (no E1200) but a check later in XLA's compile
+# refuses the module they leave, with an INTERNAL error.
+INTERNAL = "INTERNAL"
 
 
 @dataclasses.dataclass
@@ -31,14 +42,16 @@ class Program:
 
     name: str
     build: Callable  # build(hjax, platform) -> XlaInput
-    verdict: str  # CLEAN or E1200
-    evidence: str
+    verdict: str  # CLEAN, E1200 or INTERNAL
+    evidence: str  # "Deviceless compile: ..." then the source reading
     e1200_paths: frozenset = frozenset()  # JAX output paths XLA's E1200 is about
     # XLA logs "... does device compute in host memory" (True), does not (False), or it is
     # not known (None: not checked; the program says why).
     host_compute_warning: bool | None = False
     must_contain: tuple = ()  # substrings the converted HLO must contain (sanity)
-    xfail: str | None = None  # the tool differs from XLA: the exact reason
+    xfail: str | None = None  # the tool's verdict differs from XLA's: the exact reason
+    # the tool's host-compute warning (HO2001) differs from XLA's: the exact reason
+    xfail_warning: str | None = None
 
 
 def _env():
@@ -63,8 +76,12 @@ def _sds(jax, jnp, shape, sharding=None, dtype=None):
 PROGRAMS: list[Program] = []
 
 
-def program(**kw):
+def program(deviceless, **kw):
+    """Registers a program; `deviceless` is what the deviceless compiles gave, on both
+    backends unless it says otherwise, and `evidence` the source reading."""
     def deco(fn):
+        kw["evidence"] = "Deviceless compile: %s Source reading: %s" % (deviceless,
+                                                                        kw["evidence"])
         PROGRAMS.append(Program(name=fn.__name__, build=fn, **kw))
         return fn
     return deco
@@ -72,7 +89,8 @@ def program(**kw):
 
 # --- device_put inside jit ------------------------------------------------------------
 
-@program(verdict=CLEAN, must_contain=('_xla_buffer_placement="pinned_host"',
+@program(deviceless="compiled, no host-compute warning.",
+         verdict=CLEAN, must_contain=('_xla_buffer_placement="pinned_host"',
                                       "{1,0:S(5)}"),
          evidence="The MoveToHost's path reaches the entry output, whose layout has memory "
                   "space 5 (JAX writes mhlo.memory_kind=\"pinned_host\" on the result from "
@@ -86,7 +104,8 @@ def put_pinned_host_out_pinned_host(hjax, platform):
     return _lower(hjax, platform, f, _sds(jax, jnp, (16, 256), dev))
 
 
-@program(verdict=CLEAN, must_contain=("{1,0:S(5)}",),
+@program(deviceless="compiled, no host-compute warning.",
+         verdict=CLEAN, must_contain=("{1,0:S(5)}",),
          evidence="Without out_shardings JAX 0.10.2 propagates the memory kind of the "
                   "device_put to the result (mhlo.memory_kind=\"pinned_host\", seen here), "
                   "so the output layout is S(5) and "
@@ -99,7 +118,8 @@ def put_pinned_host_default_out(hjax, platform):
     return _lower(hjax, platform, f, _sds(jax, jnp, (16, 256), dev))
 
 
-@program(verdict=CLEAN, must_contain=('_xla_buffer_placement="device"',),
+@program(deviceless="compiled, no host-compute warning.",
+         verdict=CLEAN, must_contain=('_xla_buffer_placement="device"',),
          evidence="out_shardings says device: JAX 0.10.2 wraps the output in "
                   "annotate_device_placement(\"device\") (mlir.py wrap_with_memory_kind, seen "
                   "here), which ConvertMemoryPlacementToInternalAnnotations turns into a "
@@ -112,21 +132,6 @@ def put_pinned_host_out_device(hjax, platform):
     return _lower(hjax, platform, f, _sds(jax, jnp, (16, 256), dev))
 
 
-SCAN_CALLS_XFAIL = (
-    "the tool warns HO2001/HO2002 (and HO3007) inside the scan, whose body, slices and "
-    "updates JAX 0.10.2 lowers into `call`s; XLA inlines those calls before the offloading "
-    "passes (CallInliner in RunPreSPMDPartitionerPasses, gpu_compiler.cc), after which the "
-    "annotations sit next to their bitcast reshapes, dynamic-update-slices and "
-    "dynamic-slices as InstructionIsAllowedBetweenMoveToHostAndDus / "
-    "InstructionIsAllowedBetweenDsAndMoveToDevice require, and XLA is silent")
-
-PARAM_STREAMING_XFAIL = (
-    "the tool does not inline the `call`s JAX 0.10.2 lowers a scan's per-layer "
-    "dynamic_index_in_dim and body to (XLA's CallInliner runs before the offloading "
-    "passes), so the dynamic-slice's way to the MoveToDevice crosses a call, which "
-    "InstructionIsAllowedBetweenDsAndMoveToDevice refuses, and it warns HO2002 and HO2001 "
-    "where XLA is silent")
-
 _UNPINNED_EVIDENCE = (
     "ConvertMemoryPlacementToInternalAnnotations maps \"unpinned_host\" to a MoveToHost "
     "(\"XLA currently does not differentiate between pinned and unpinned host\"), while "
@@ -137,13 +142,12 @@ _UNPINNED_EVIDENCE = (
 
 # XLA removes the Shardy result custom-call before the offloading passes; the tool does not.
 FUNC_RESULT_SHARDING_XFAIL = (
-    "the tool starts no walk at a custom-call user of a MoveToHost (here the "
-    "xla.sdy.FuncResultSharding custom-call JAX's Shardy lowering puts between an "
-    "out_shardings result and the entry output), where XLA's GetStartingInstructions takes "
-    "it as a start and WalkDownHostMemoryOffloadPaths walks through it (kCustomCall is in "
-    "IsValidDuringPureMemoryOffload, host_offload_utils.cc), and where XLA has in any case "
-    "removed it before the offloading passes (ShardingRemover, "
-    "xla/service/sharding_remover.cc); so it reports no E1200")
+    "XLA removes the Sharding and xla.sdy.FuncResultSharding custom-calls before the "
+    "offloading passes (ShardingRemover, xla/service/sharding_remover.cc; the deviceless "
+    "compiles' before_host-offloader dumps on both backends have neither, the second "
+    "MoveToHost uses the first directly, and E1200 starts from it); the tool's pipeline "
+    "keeps the xla.sdy.FuncResultSharding custom-call between the MoveToHost and the entry "
+    "output, starts no walk at that custom-call user and reports no E1200")
 _FUNC_RESULT_SHARDING_EVIDENCE = (
     " With out_shardings the result passes through a Shardy `xla.sdy.FuncResultSharding` "
     "custom-call; with one partition GPU's sharding-removal pipeline (RunSPMDPasses in "
@@ -155,7 +159,8 @@ _FUNC_RESULT_SHARDING_EVIDENCE = (
     "xla/service/host_offload_utils.cc). Either way the path reaches the entry output.")
 
 
-@program(verdict=CLEAN, must_contain=('_xla_buffer_placement="unpinned_host"',
+@program(deviceless="compiled, no host-compute warning.",
+         verdict=CLEAN, must_contain=('_xla_buffer_placement="unpinned_host"',
                                       "->f32[16,256]{1,0}}"),
          evidence="Without out_shardings JAX 0.10.2 writes mhlo.memory_kind=\"device\" on "
                   "the result of a device_put to unpinned_host (seen here; it propagates "
@@ -176,7 +181,8 @@ def put_unpinned_host_default_out(hjax, platform):
     return _lower(hjax, platform, f, _sds(jax, jnp, (16, 256), dev))
 
 
-@program(verdict=E1200, e1200_paths=frozenset({"result[0]"}),
+@program(deviceless="E1200 (\"Tensor which is moved to host (starting from tuple.1) is returned from the entry computation but the layout for this output is not set to host memory.\").",
+         verdict=E1200, e1200_paths=frozenset({"result[0]"}),
          must_contain=('_xla_buffer_placement="unpinned_host"',
                        "->(f32[16,256]{1,0}, f32[16,256]{1,0})}"),
          evidence="As put_unpinned_host_default_out, but the host value is one of two "
@@ -193,7 +199,8 @@ def put_unpinned_host_tuple_default_out(hjax, platform):
     return _lower(hjax, platform, f, _sds(jax, jnp, (16, 256), dev))
 
 
-@program(verdict=E1200, e1200_paths=frozenset({"result[0]"}),
+@program(deviceless="E1200, starting from custom-call.1: in the before_host-offloader dumps the Sharding and xla.sdy.FuncResultSharding custom-calls are gone and custom-call.1 is the second MoveToHost, the user of the first; output {0} is S(6).",
+         verdict=E1200, e1200_paths=frozenset({"result[0]"}),
          must_contain=('_xla_buffer_placement="unpinned_host"', "{1,0:S(6)}",
                        'custom_call_target="xla.sdy.FuncResultSharding"'),
          evidence=_UNPINNED_EVIDENCE + " Here out_shardings asks for unpinned_host, so the "
@@ -209,7 +216,8 @@ def put_unpinned_host_tuple_out_unpinned_host(hjax, platform):
     return _lower(hjax, platform, f, _sds(jax, jnp, (16, 256), dev))
 
 
-@program(verdict=CLEAN, must_contain=('_xla_buffer_placement="device"', "{1,0:S(5)}"),
+@program(deviceless="compiled, no host-compute warning.",
+         verdict=CLEAN, must_contain=('_xla_buffer_placement="device"', "{1,0:S(5)}"),
          evidence="A pinned_host argument device_put to \"device\" inside jit, then computed "
                   "on: JAX 0.10.2 emits annotate_device_placement(\"device\") only for a value "
                   "not already on device (seen here), which becomes a MoveToDevice; "
@@ -229,7 +237,8 @@ def put_device_inside_jit(hjax, platform):
 
 # --- shardings with memory kinds ------------------------------------------------------
 
-@program(verdict=CLEAN, must_contain=("{1,0:S(5)}",),
+@program(deviceless="compiled, no host-compute warning.",
+         verdict=CLEAN, must_contain=("{1,0:S(5)}",),
          evidence="in_shardings and out_shardings in pinned_host: the host parameter's "
                   "path (HandleInputStreaming) ends at the MoveToDevice of the device_put; "
                   "the result's MoveToHost (from the device_put back and from out_shardings) "
@@ -259,15 +268,15 @@ def _offload_policy(jax, names):
         offload_src="device", offload_dst="pinned_host")
 
 
-@program(verdict=CLEAN, must_contain=('_xla_buffer_placement="pinned_host"',
+@program(deviceless="compiled, no host-compute warning.",
+         verdict=CLEAN, must_contain=('_xla_buffer_placement="pinned_host"',
                                       '_xla_buffer_placement="device"'),
          evidence="Each scanned layer's residual 'x' is offloaded by the policy: the forward "
                   "scan writes it with a MoveToHost into a dynamic-update-slice of the stacked "
                   "carry, the backward scan reads it by dynamic-slice and MoveToDevice. "
                   "HostOffloader::HandleDynamicUpdateSlices and SliceLeadsToMoveToDeviceCustomCall "
                   "accept exactly this (the pattern host_offloader_test.cc tests as "
-                  "activation offloading); no output is on the path.",
-         xfail=SCAN_CALLS_XFAIL)
+                  "activation offloading); no output is on the path.")
 def remat_offload_scan_grad(hjax, platform):
     jax, jnp, dev = _env()
     policy = _offload_policy(jax, ["x"])
@@ -284,14 +293,23 @@ def remat_offload_scan_grad(hjax, platform):
                   _sds(jax, jnp, (16, 128), dev))
 
 
-@program(verdict=CLEAN, must_contain=('_xla_buffer_placement="pinned_host"',),
-         evidence="The offload policy inside a scan nested in a scan: each level's residuals "
-                  "are stacked by dynamic-update-slice after a MoveToHost and read back by "
-                  "dynamic-slice before a MoveToDevice, the activation-offloading pattern "
-                  "HostOffloader handles at any loop depth (HandleDynamicUpdateSlices walks "
-                  "through while bodies via GetSuccessors/GetPredecessors in "
-                  "host_offload_utils.cc).",
-         xfail=SCAN_CALLS_XFAIL)
+@program(deviceless="XLA logs the host-compute warning (host_offloader.cc: \"Encountered dynamic-slice on tensor which is in host memory. dynamic-slice.20 does not move the tensor back to device ... will be converted into host compute\", then \"Found an instruction (\\\"dynamic-slice.20\\\") which does device compute in host memory space\"; dynamic-slice.10 on GPU) and the compile then fails with INTERNAL: on TPU \"during context [post-optimization]: The async-start expects the shape of operand 0 to match the async shape at index {0} (f32[2,3,8,64]{3,2,1,0:T(8,128)} vs f32[2,3,8,64]{3,2,1,0:T(8,128)S(5)})\", on GPU \"during context [end-of-post-layout_assignment]: Expected instruction to have shape equal to (..., f32[2,3,8,64]{3,2,1,0}, ...), actual shape is (..., f32[2,3,8,64]{3,2,1,0:S(5)}, ...)\" for the outer loop's tuple. So the clean verdict once declared here was wrong: the outer dynamic-update-slice that stacks the inner scan's host stack is not the sanctioned pattern, as the tool's HO2001 says.",
+         verdict=INTERNAL, host_compute_warning=True,
+         must_contain=('_xla_buffer_placement="pinned_host"',),
+         evidence="The offload policy inside a scan nested in a scan: the inner scan stacks "
+                  "its residuals by dynamic-update-slice after a MoveToHost, and the outer "
+                  "scan stacks that host stack again by a dynamic-update-slice into its own "
+                  "buffer. The backward outer scan's dynamic-slice of that buffer does not "
+                  "lead to a MoveToDevice (it feeds the inner backward scan), so "
+                  "the HostOffloader (host_offloader.cc, its \"does not move the tensor back "
+                  "to device\" warning) makes it host compute; the module it "
+                  "leaves has an S(5) value where the loop's shape says device memory.",
+         xfail="XLA's compile fails after the offloading passes with INTERNAL (TPU: the "
+               "async-start operand shape check after optimization; GPU: the "
+               "end-of-post-layout_assignment shape check of the outer loop's tuple, an "
+               "f32[2,3,8,64] in S(5) where device memory is expected); the tool models XLA "
+               "only up to the HostOffloader and reports warnings only (HO2001, HO2002, "
+               "HO3005, HO3007, HO3009), exit 0")
 def remat_offload_nested_scan_grad(hjax, platform):
     jax, jnp, dev = _env()
     policy = _offload_policy(jax, ["h"])
@@ -314,16 +332,22 @@ def remat_offload_nested_scan_grad(hjax, platform):
 
 # --- host compute -------------------------------------------------------------------------
 
-@program(verdict=CLEAN, host_compute_warning=None,
+@program(deviceless="compiled, no host-compute warning: before the HostOffloader (before_host-offloader dumps) the host computation is already an async-start of a HostExecute custom-call on execution_thread \"host\", which the HostOffloader does not walk into.",
+         verdict=CLEAN, host_compute_warning=False,
          evidence="compute_on('device_host') lowers the update to a call with "
                   "_xla_compute_type=\"host\" on pinned_host inputs and outputs; the outputs "
                   "are declared pinned_host, so the paths from the host parameters and from "
                   "the gradient's MoveToHost end at S(5) outputs "
-                  "(WalkDownHostMemoryOffloadPaths). Not checked: whether XLA also logs its "
-                  "host-compute warning for the instructions inside the host computation, "
-                  "which are marked _xla_compute_type=\"host\" already; that depends on where "
-                  "GPU's HostComputeAsyncifier (gpu_compiler.cc) runs relative to "
-                  "HostOffloader, which was not established (the tool warns HO2001 for each).")
+                  "(WalkDownHostMemoryOffloadPaths). GPU's HostComputeAsyncifier and "
+                  "HostOffloadingPrepare (host_offloading_prepare.cc; libtpu runs "
+                  "host-offloading-prepare-convert-to-custom-call) run before the "
+                  "HostOffloader, which is why XLA logs no host-compute warning.",
+         xfail_warning=(
+             "XLA turns the _xla_compute_type=\"host\" call into an async HostExecute on "
+             "execution_thread \"host\" before the HostOffloader (both backends' "
+             "before_host-offloader dumps), so its walk never enters the host computation; "
+             "the tool keeps the call, walks into it and warns HO2001 on the arithmetic "
+             "inside"))
 def compute_on_host_update(hjax, platform):
     jax, jnp, dev = _env()
     from jax.experimental.compute_on import compute_on
@@ -342,7 +366,8 @@ def compute_on_host_update(hjax, platform):
                   _sds(jax, jnp, (64, 128), host), _sds(jax, jnp, (64, 128), dev))
 
 
-@program(verdict=CLEAN, host_compute_warning=True,
+@program(deviceless="compiled, with the host-compute warning for multiply.1 and add.1.",
+         verdict=CLEAN, host_compute_warning=True,
          evidence="A pinned_host parameter feeds a multiply and an add with no device_put: "
                   "HandleInputStreaming walks from the parameter, and "
                   "WalkDownHostMemoryOffloadPaths meets instructions it does not account for "
@@ -359,7 +384,8 @@ def host_param_arithmetic(hjax, platform):
 
 # --- parameter offloading -----------------------------------------------------------------
 
-@program(verdict=CLEAN, must_contain=("{2,1,0:S(5)}",),
+@program(deviceless="compiled, no host-compute warning.",
+         verdict=CLEAN, must_contain=("{2,1,0:S(5)}",),
          evidence="Stacked weights in pinned_host, one layer per scan step moved to device: "
                   "HandleInputStreaming walks from the host parameter into the while loop; "
                   "the per-layer dynamic-slice is followed by the MoveToDevice, which "
@@ -370,8 +396,8 @@ def host_param_arithmetic(hjax, platform):
                   "custom-call before the MoveToDevice, which ShardingRemover removes; the "
                   "squeeze is a bitcast reshape, which "
                   "InstructionIsAllowedBetweenDsAndMoveToDevice allows. So XLA is silent "
-                  "(the tool looks through the `Sharding` custom-call too: it is the calls).",
-         xfail=PARAM_STREAMING_XFAIL)
+                  "(the tool, which inlines the calls and looks through the `Sharding` "
+                  "custom-call, agrees).")
 def param_streaming_scan(hjax, platform):
     jax, jnp, dev = _env()
     host = dev.with_memory_kind("pinned_host")
@@ -386,7 +412,8 @@ def param_streaming_scan(hjax, platform):
                   _sds(jax, jnp, (16, 128), dev))
 
 
-@program(verdict=CLEAN, must_contain=("input_output_alias=",),
+@program(deviceless="compiled, no host-compute warning.",
+         verdict=CLEAN, must_contain=("input_output_alias=",),
          evidence="Donated pinned_host parameters updated on device and returned to "
                   "pinned_host: JAX aliases each output to its donated input "
                   "(input_output_alias; both S(5)), the host parameters' paths end at their "
@@ -409,13 +436,13 @@ def donated_host_buffers(hjax, platform):
 
 # --- outputs left in host memory ----------------------------------------------------------
 
-@program(verdict=CLEAN, must_contain=("{2,1,0:S(5)}",),
+@program(deviceless="compiled, no host-compute warning.",
+         verdict=CLEAN, must_contain=("{2,1,0:S(5)}",),
          evidence="A scan stacks one host-put value per step into a pinned_host output and "
                   "one device value into a device output: the MoveToHost feeds the "
                   "dynamic-update-slice of the stacked carry, whose path ends at an S(5) "
                   "entry output (HandleDynamicUpdateSlices, WalkDownHostMemoryOffloadPaths); "
-                  "the device stack never meets a MoveToHost.",
-         xfail=SCAN_CALLS_XFAIL)
+                  "the device stack never meets a MoveToHost.")
 def outputs_left_in_host(hjax, platform):
     jax, jnp, dev = _env()
     host = dev.with_memory_kind("pinned_host")
@@ -486,7 +513,8 @@ def _flip_result_kinds(text, paths, to="device"):
     return text
 
 
-@program(verdict=E1200, e1200_paths=_MU_NU,
+@program(deviceless="E1200, starting from tuple.1 (XLA stops at the first).",
+         verdict=E1200, e1200_paths=_MU_NU,
          must_contain=('_xla_buffer_placement="pinned_host"',),
          evidence="The StableHLO of a train step whose optimizer state is put back to "
                   "pinned_host, as XLA receives it when the results' mhlo.memory_kind says "
@@ -503,7 +531,8 @@ def train_step_opt_state_wrong_kind(hjax, platform):
     return hjax.from_stablehlo_text(text, platform=platform)
 
 
-@program(verdict=CLEAN, must_contain=("{1,0:S(5)}",),
+@program(deviceless="compiled, no host-compute warning.",
+         verdict=CLEAN, must_contain=("{1,0:S(5)}",),
          evidence="The same train step as JAX 0.10.2 lowers it: the optimizer state's "
                   "results carry mhlo.memory_kind=\"pinned_host\", so every MoveToHost reaches "
                   "an S(5) output (WalkDownHostMemoryOffloadPaths); the parameters' host "
@@ -512,7 +541,8 @@ def train_step_opt_state_host(hjax, platform):
     return hjax.from_jax(_train_step_lowered(platform, with_out_shardings=False))
 
 
-@program(verdict=E1200, e1200_paths=frozenset({"result['opt_state']['mu']['w']"}),
+@program(deviceless="E1200, starting from custom-call.7 (the out_shardings MoveToHost: as in put_unpinned_host_tuple_out_unpinned_host, the Sharding and xla.sdy.FuncResultSharding custom-calls are gone before the HostOffloader).",
+         verdict=E1200, e1200_paths=frozenset({"result['opt_state']['mu']['w']"}),
          must_contain=('custom_call_target="xla.sdy.FuncResultSharding"',),
          evidence="As train_step_opt_state_wrong_kind, with out_shardings (JAX adds "
                   "annotate_device_placement(\"pinned_host\") on those results, a second "
