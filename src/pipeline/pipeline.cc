@@ -190,6 +190,11 @@ ModuleResult RunOnParsedModule(std::unique_ptr<Module> module,
     auto changed = RunPasses(*module, passes, context);
     result.diagnostics = std::move(sink.mutable_diagnostics());
     if (changed.ok() && lint) LintOutput(*module, facts, lints, options.lint);
+    if (lint) {
+      if (auto d = EntryLayoutWithoutMemoryKinds(*module, facts, result.diagnostics)) {
+        lints.push_back(std::move(*d));
+      }
+    }
     for (Diagnostic& d : lints) result.diagnostics.push_back(std::move(d));
     if (HasJaxNames(options)) {
       JaxNames names(*module, options);
