@@ -8,8 +8,8 @@ Builds every program of tests/python/jax_programs/offload_programs.py exactly as
 suite does (the same `lowering_platforms=(platform,)` lowering, the same StableHLO edits),
 but hands the StableHLO to the backend's compile-only client (xladl.Target) instead of the
 tool, and writes `<out>/jax_programs/<name>/result.json`: ok, XLA's error text and code
-(E1200 ...), XLA's host-compute warnings from the log, and `stderr.log` (XLA's warning and
-error lines). The default --out is the backend's folder under tests/xla-ref/ (the one
+(E1200 ...), XLA's host-compute warnings from the log and the instructions they convert into
+host compute, and `stderr.log` (XLA's warning and error lines). The default --out is the backend's folder under tests/xla-ref/ (the one
 gen_ref.py writes; its `programs/` folder is gen_ref.py's and is left alone).
 The platform each program is lowered for is the backend's ("tpu" or "cuda"). Nothing is
 executed. All programs of one backend compile in one child process.
@@ -32,6 +32,7 @@ PROGRAMS_DIR = os.path.join(REPO, "tests", "python", "jax_programs")
 OUT_DIRS = {"tpu": "libtpu-0.0.42.1-v5e_2x2", "cuda": "cuda12-plugin-0.10.2-h100_sxm"}
 LOG_PREFIX_RE = re.compile(r"^[IWEF]\d{4} [\d:.]+\s+\d+ ")
 ERROR_CODE_RE = re.compile(r"\b(E\d{4}): ([A-Za-z]+)")
+HOST_COMPUTE_NAME_RE = re.compile(r'Found an instruction \("([^"]+)"\) which does device compute')
 
 
 class CaptureFrontEnd(object):
@@ -78,9 +79,7 @@ def child(args, out_root):
             continue
         pdir = os.path.join(out_root, "jax_programs", prog.name)
         os.makedirs(pdir, exist_ok=True)
-        row = {"name": prog.name, "platform": platform, "stage": "lower", "ok": False,
-               "declared_verdict": prog.verdict,
-               "declared_host_compute_warning": prog.host_compute_warning}
+        row = {"name": prog.name, "platform": platform, "stage": "lower", "ok": False}
         log_path = os.path.join(pdir, "stderr.full.log")
         with xladl.StderrCapture(log_path):
             try:
@@ -108,6 +107,9 @@ def child(args, out_root):
         warnings = [LOG_PREFIX_RE.sub("", l) for l in xladl.host_compute_warnings(log)]
         row["host_compute_warning_count"] = len(warnings)
         row["host_compute_warnings"] = [l[:400] for l in warnings[:8]]
+        # The instructions XLA converts into host compute, each named once, in log order.
+        names = [m.group(1) for m in map(HOST_COMPUTE_NAME_RE.search, warnings) if m]
+        row["host_compute_instructions"] = sorted(set(names), key=names.index)
         keep = [LOG_PREFIX_RE.sub("", l)[:600] for l in log.splitlines()
                 if xladl.HOST_COMPUTE_RE.search(l) or re.search(
                     r"\bE1\d{3}\b|Check failed|INVALID_ARGUMENT|UNIMPLEMENTED", l)]

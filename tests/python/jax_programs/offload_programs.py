@@ -181,7 +181,9 @@ def put_unpinned_host_default_out(hjax, platform):
     return _lower(hjax, platform, f, _sds(jax, jnp, (16, 256), dev))
 
 
-@program(deviceless="E1200 (\"Tensor which is moved to host (starting from tuple.1) is returned from the entry computation but the layout for this output is not set to host memory.\").",
+@program(deviceless=("E1200 (\"Tensor which is moved to host (starting from tuple.1) is returned"
+                     " from the entry computation but the layout for this output is not set to "
+                     "host memory.\")."),
          verdict=E1200, e1200_paths=frozenset({"result[0]"}),
          must_contain=('_xla_buffer_placement="unpinned_host"',
                        "->(f32[16,256]{1,0}, f32[16,256]{1,0})}"),
@@ -199,7 +201,10 @@ def put_unpinned_host_tuple_default_out(hjax, platform):
     return _lower(hjax, platform, f, _sds(jax, jnp, (16, 256), dev))
 
 
-@program(deviceless="E1200, starting from custom-call.1: in the before_host-offloader dumps the Sharding and xla.sdy.FuncResultSharding custom-calls are gone and custom-call.1 is the second MoveToHost, the user of the first; output {0} is S(6).",
+@program(deviceless=("E1200, starting from custom-call.1: in the before_host-offloader dumps the"
+                     " Sharding and xla.sdy.FuncResultSharding custom-calls are gone and "
+                     "custom-call.1 is the second MoveToHost, the user of the first; output {0} "
+                     "is S(6)."),
          verdict=E1200, e1200_paths=frozenset({"result[0]"}),
          must_contain=('_xla_buffer_placement="unpinned_host"', "{1,0:S(6)}",
                        'custom_call_target="xla.sdy.FuncResultSharding"'),
@@ -293,7 +298,22 @@ def remat_offload_scan_grad(hjax, platform):
                   _sds(jax, jnp, (16, 128), dev))
 
 
-@program(deviceless="XLA logs the host-compute warning (host_offloader.cc: \"Encountered dynamic-slice on tensor which is in host memory. dynamic-slice.20 does not move the tensor back to device ... will be converted into host compute\", then \"Found an instruction (\\\"dynamic-slice.20\\\") which does device compute in host memory space\"; dynamic-slice.10 on GPU) and the compile then fails with INTERNAL: on TPU \"during context [post-optimization]: The async-start expects the shape of operand 0 to match the async shape at index {0} (f32[2,3,8,64]{3,2,1,0:T(8,128)} vs f32[2,3,8,64]{3,2,1,0:T(8,128)S(5)})\", on GPU \"during context [end-of-post-layout_assignment]: Expected instruction to have shape equal to (..., f32[2,3,8,64]{3,2,1,0}, ...), actual shape is (..., f32[2,3,8,64]{3,2,1,0:S(5)}, ...)\" for the outer loop's tuple. So the clean verdict once declared here was wrong: the outer dynamic-update-slice that stacks the inner scan's host stack is not the sanctioned pattern, as the tool's HO2001 says.",
+@program(deviceless=("XLA logs the host-compute warning (host_offloader.cc: \"Encountered "
+                     "dynamic-slice on tensor which is in host memory. dynamic-slice.20 does not"
+                     " move the tensor back to device ... will be converted into host compute\","
+                     " then \"Found an instruction (\\\"dynamic-slice.20\\\") which does device "
+                     "compute in host memory space\"; dynamic-slice.10 on GPU) and the compile "
+                     "then fails with INTERNAL: on TPU \"during context [post-optimization]: The"
+                     " async-start expects the shape of operand 0 to match the async shape at "
+                     "index {0} (f32[2,3,8,64]{3,2,1,0:T(8,128)} vs "
+                     "f32[2,3,8,64]{3,2,1,0:T(8,128)S(5)})\", on GPU \"during context "
+                     "[end-of-post-layout_assignment]: Expected instruction to have shape equal "
+                     "to (..., f32[2,3,8,64]{3,2,1,0}, ...), actual shape is (..., "
+                     "f32[2,3,8,64]{3,2,1,0:S(5)}, ...)\" for the outer loop's tuple. So the "
+                     "clean verdict once declared here was wrong. The S(5) value in that "
+                     "tuple is the forward outer scan's dynamic-update-slice, which stacks the "
+                     "inner scan's host stack and which XLA moves to host memory without a "
+                     "warning."),
          verdict=INTERNAL, host_compute_warning=True,
          must_contain=('_xla_buffer_placement="pinned_host"',),
          evidence="The offload policy inside a scan nested in a scan: the inner scan stacks "
@@ -309,7 +329,15 @@ def remat_offload_scan_grad(hjax, platform):
                "end-of-post-layout_assignment shape check of the outer loop's tuple, an "
                "f32[2,3,8,64] in S(5) where device memory is expected); the tool models XLA "
                "only up to the HostOffloader and reports warnings only (HO2001, HO2002, "
-               "HO3005, HO3007, HO3009), exit 0")
+               "HO3005, HO3007, HO3009), exit 0",
+         xfail_warning=(
+             "XLA converts one instruction into host compute, the backward outer scan's "
+             "dynamic-slice of the stacked host buffer (dynamic-slice.10 on GPU, .20 on TPU); "
+             "the tool warns HO2001 for it (dynamic_slice.10) and also for the forward outer "
+             "scan's dynamic-update-slice (dynamic_update_slice.4) that writes the inner "
+             "scan's host stack into the outer buffer, which XLA's HostOffloader moves to "
+             "host memory without a warning (its S(5) result is what XLA's later INTERNAL "
+             "shape check names: dynamic-update-slice.2 in tuple.9 on GPU)"))
 def remat_offload_nested_scan_grad(hjax, platform):
     jax, jnp, dev = _env()
     policy = _offload_policy(jax, ["h"])
@@ -332,7 +360,10 @@ def remat_offload_nested_scan_grad(hjax, platform):
 
 # --- host compute -------------------------------------------------------------------------
 
-@program(deviceless="compiled, no host-compute warning: before the HostOffloader (before_host-offloader dumps) the host computation is already an async-start of a HostExecute custom-call on execution_thread \"host\", which the HostOffloader does not walk into.",
+@program(deviceless=("compiled, no host-compute warning: before the HostOffloader "
+                     "(before_host-offloader dumps) the host computation is already an "
+                     "async-start of a HostExecute custom-call on execution_thread \"host\", "
+                     "which the HostOffloader does not walk into."),
          verdict=CLEAN, host_compute_warning=False,
          evidence="compute_on('device_host') lowers the update to a call with "
                   "_xla_compute_type=\"host\" on pinned_host inputs and outputs; the outputs "
@@ -541,7 +572,10 @@ def train_step_opt_state_host(hjax, platform):
     return hjax.from_jax(_train_step_lowered(platform, with_out_shardings=False))
 
 
-@program(deviceless="E1200, starting from custom-call.7 (the out_shardings MoveToHost: as in put_unpinned_host_tuple_out_unpinned_host, the Sharding and xla.sdy.FuncResultSharding custom-calls are gone before the HostOffloader).",
+@program(deviceless=("E1200, starting from custom-call.7 (the out_shardings MoveToHost: as in "
+                     "put_unpinned_host_tuple_out_unpinned_host, the Sharding and "
+                     "xla.sdy.FuncResultSharding custom-calls are gone before the "
+                     "HostOffloader)."),
          verdict=E1200, e1200_paths=frozenset({"result['opt_state']['mu']['w']"}),
          must_contain=('custom_call_target="xla.sdy.FuncResultSharding"',),
          evidence="As train_step_opt_state_wrong_kind, with out_shardings (JAX adds "

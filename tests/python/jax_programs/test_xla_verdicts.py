@@ -53,7 +53,32 @@ def test_declared_verdict_is_xlas(prog, platform):
     row = stored_result(prog.name, platform)
     assert row["platform"] == platform and row["stage"] == "compile", row
     assert xla_verdict(row) == prog.verdict, (row.get("error"), prog.verdict)
-    warned = row["host_compute_warning_count"] > 0
+    warned = bool(row["host_compute_instructions"])
+    assert warned == (row["host_compute_warning_count"] > 0), row["host_compute_warnings"]
     assert prog.host_compute_warning is not None, "XLA's warning is known: declare it"
     assert warned == prog.host_compute_warning, row["host_compute_warnings"]
     assert prog.evidence.startswith("Deviceless compile: "), prog.evidence[:80]
+
+
+@pytest.mark.parametrize("platform", sorted(REF_DIRS))
+def test_live_compile_gives_stored_verdicts(platform, tmp_path):
+    """Where the backend's plugin is installed (docs/DEVICELESS.md), compiling the programs
+    again gives the stored results: the same verdict, error text and converted instructions."""
+    import subprocess
+    import sys
+    sys.path.insert(0, str(REPO / "scripts" / "xla_deviceless"))
+    import xladl
+    pytest.importorskip("jax", reason="compiling the programs needs jax")
+    if not xladl.installed(platform):
+        pytest.skip("%s plugin not installed: %s" % (platform, " ".join(
+            xladl.install_command(platform))))
+    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "xla_deviceless" /
+                                               "gen_programs.py"),
+                           "--backend", platform, "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    keys = ("ok", "stage", "error", "code", "host_compute_instructions")
+    for prog in PROGRAMS:
+        live = json.loads((tmp_path / "jax_programs" / prog.name / "result.json").read_text())
+        stored = stored_result(prog.name, platform)
+        assert {k: live.get(k) for k in keys} == {k: stored.get(k) for k in keys}, prog.name
