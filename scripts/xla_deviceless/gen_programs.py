@@ -2,7 +2,7 @@
 """Real XLA's verdict on each JAX program of the test suite, by deviceless compiles.
 
     python3 scripts/xla_deviceless/gen_programs.py --backend tpu|cuda [--out DIR]
-        [--only SUBSTR] [--target-config FILE]
+        [--only SUBSTR] [--target-config FILE] [--dump DIR]
 
 Builds every program of tests/python/jax_programs/offload_programs.py exactly as the test
 suite does (the same `lowering_platforms=(platform,)` lowering, the same StableHLO edits),
