@@ -166,6 +166,7 @@ struct RunArgs {
   bool lints = true;
   std::optional<int64_t> pinned_host_budget;
   std::vector<std::string> passes;
+  std::string pipeline = "xla";  // PassPipeline: "xla" or "offload"
   std::string strategy = "host-output";
   int64_t max_nodes = 400;
   std::vector<std::string> output_paths;
@@ -186,6 +187,8 @@ PipelineOptions MakeOptions(const RunArgs& a) {
   options.parse_threads = a.parse_threads > 0 ? a.parse_threads
                                               : static_cast<int>(cores);
   options.passes = a.passes;
+  options.pipeline =
+      a.pipeline == "offload" ? PassPipeline::kOffload : PassPipeline::kXla;
   options.lints = a.lints;
   options.offload.disable_automatic_host_compute_offload =
       a.disable_automatic_host_compute_offload;
@@ -375,6 +378,7 @@ NB_MODULE(_core, m) {
       .def_rw("lints", &RunArgs::lints)
       .def_rw("pinned_host_budget", &RunArgs::pinned_host_budget)
       .def_rw("passes", &RunArgs::passes)
+      .def_rw("pipeline", &RunArgs::pipeline)
       .def_rw("strategy", &RunArgs::strategy)
       .def_rw("max_nodes", &RunArgs::max_nodes)
       .def_rw("output_paths", &RunArgs::output_paths)

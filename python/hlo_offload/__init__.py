@@ -14,7 +14,7 @@ prints a code's page. Sources: HLO text, StableHLO text, files, and, with jax in
 The command line is `hlo-offload` (or `python -m hlo_offload`), as docs/CLI.md describes.
 """
 
-from ._api import STRATEGIES, check, codes, executable, explain, fix, passes, report
+from ._api import PIPELINES, STRATEGIES, check, codes, executable, explain, fix, passes, report
 from ._core import version as _version
 from ._types import (
     Diagnostic,
@@ -39,6 +39,7 @@ __all__ = [
     "codes",
     "passes",
     "executable",
+    "PIPELINES",
     "STRATEGIES",
     "Result",
     "Diagnostic",

@@ -179,9 +179,14 @@ def _budget(value) -> Optional[int]:
 
 def _run_args(inp: _Input, *, lints=True, pinned_host_budget=None, strategy="host-output",
               keep_modules=False, split_input_file=False, xla_flags=None,
-              max_nodes=400) -> "_core.RunArgs":
+              max_nodes=400, pipeline="xla") -> "_core.RunArgs":
     a = _core.RunArgs()
     a.path = inp.path
+    if not isinstance(pipeline, str):
+        raise TypeError(f"pipeline must be a str, not {type(pipeline).__name__}")
+    if pipeline not in PIPELINES:
+        raise ValueError(f"unknown pipeline {pipeline!r}: one of {', '.join(PIPELINES)}")
+    a.pipeline = pipeline
     a.lints = _bool("lints", lints)
     a.split_input = _bool("split_input_file", split_input_file)
     a.pinned_host_budget = _budget(pinned_host_budget)
@@ -203,6 +208,10 @@ def _run_args(inp: _Input, *, lints=True, pinned_host_budget=None, strategy="hos
         a.input_paths = list(inp.xla.input_paths)
     return a
 
+
+# `--pipeline`: XLA's compile order up to the offloader (the default), or the three
+# offloading passes alone.
+PIPELINES = ("xla", "offload")
 
 # The passes' options that mirror XLA's debug flags (README, "Commands"), by the names
 # XLA_FLAGS spells them.
@@ -309,7 +318,7 @@ def _result(outcome, inp: _Input, modules, *, keep_input: bool = False) -> Resul
 def check(source, *args, platform: Optional[str] = None, lints: bool = True,
           pinned_host_budget=None, filename: Optional[str] = None,
           split_input_file: bool = False, xla_flags: Optional[dict] = None,
-          **kwargs) -> Result:
+          pipeline: str = "xla", **kwargs) -> Result:
     """Runs XLA's host-offloading pipeline on `source` and reports what it finds
     (`hlo-offload check`).
 
@@ -325,13 +334,17 @@ def check(source, *args, platform: Optional[str] = None, lints: bool = True,
     split_input_file: modules separated by `// -----` lines. xla_flags: the passes'
         options named as XLA's debug flags, e.g.
         {"xla_disable_automatic_host_compute_offload": True}.
+    pipeline: "xla" (XLA's pass order up to the offloader, with the passes before it that
+        change what it sees: call inlining, tuple simplification, DCE, reshape-to-bitcast)
+        or "offload" (the three offloading passes alone), as `--pipeline`.
     Returns a Result. Raises ParseError (a ValueError) for text that does not parse,
     TypeError/ValueError for bad arguments, OSError for a file that cannot be read,
     ImportError for a JAX source without jax.
     """
     inp = _resolve(source, args, kwargs, platform=platform, filename=filename)
     run_args = _run_args(inp, lints=lints, pinned_host_budget=pinned_host_budget,
-                         split_input_file=split_input_file, xla_flags=xla_flags)
+                         split_input_file=split_input_file, xla_flags=xla_flags,
+                         pipeline=pipeline)
     outcome = _run("check", inp, run_args)
     try:
         modules = outcome.modules()
@@ -344,7 +357,7 @@ def check(source, *args, platform: Optional[str] = None, lints: bool = True,
 
 def fix(source, *args, strategy: str = "host-output", platform: Optional[str] = None,
         filename: Optional[str] = None, xla_flags: Optional[dict] = None,
-        **kwargs) -> FixedModule:
+        pipeline: str = "xla", **kwargs) -> FixedModule:
     """Rewrites the module so that every E1200 goes away (`hlo-offload fix`), re-checks it,
     and returns the fixed HLO text as a FixedModule (a str).
 
@@ -352,11 +365,12 @@ def fix(source, *args, strategy: str = "host-output", platform: Optional[str] = 
         "move-to-device" (move the value back to device memory before it is returned).
     For a JAX source, `.output_memory_kinds` is the fix in JAX's own terms: the pytree of
     output memory kinds that compiles, with the structure of the function's outputs.
-    Raises FixError (a ValueError, with `.result`) when the module cannot be fixed; else as
-    check().
+    pipeline: as for check(). Raises FixError (a ValueError, with `.result`) when the
+    module cannot be fixed; else as check().
     """
     inp = _resolve(source, args, kwargs, platform=platform, filename=filename)
-    run_args = _run_args(inp, strategy=strategy, keep_modules=True, xla_flags=xla_flags)
+    run_args = _run_args(inp, strategy=strategy, keep_modules=True, xla_flags=xla_flags,
+                         pipeline=pipeline)
     outcome = _run("fix", inp, run_args)
     try:
         modules = outcome.modules()
@@ -417,17 +431,17 @@ _KIND_SPACE_OF = {"device": 0, "pinned_host": 5, "unpinned_host": 6}
 
 def report(source, *args, platform: Optional[str] = None, filename: Optional[str] = None,
            max_nodes: int = 400, split_input_file: bool = False,
-           xla_flags: Optional[dict] = None, **kwargs) -> Report:
+           xla_flags: Optional[dict] = None, pipeline: str = "xla", **kwargs) -> Report:
     """The offload report (`hlo-offload report`): what is offloaded, its bytes, where each
     path ends, host memory, transfers, and the picture.
 
     Returns a Report: `str()` the text, `.to_json()`, `.to_dot()`, `.to_html()`, and
-    `_repr_html_` for notebooks. max_nodes: the most path instructions drawn. Raises as
-    check().
+    `_repr_html_` for notebooks. max_nodes: the most path instructions drawn. pipeline: as
+    for check(). Raises as check().
     """
     inp = _resolve(source, args, kwargs, platform=platform, filename=filename)
     run_args = _run_args(inp, max_nodes=max_nodes, split_input_file=split_input_file,
-                         xla_flags=xla_flags)
+                         xla_flags=xla_flags, pipeline=pipeline)
     outcome = _run("report", inp, run_args)
     try:
         modules = outcome.modules()

@@ -18,7 +18,8 @@ def _split(path: pathlib.Path) -> bool:
 
 def _compare(cli, path: pathlib.Path, source, **kwargs):
     split = kwargs.get("split_input_file", False)
-    extra = ["--split-input-file"] if split else []
+    extra = (["--split-input-file"] if split else []) + (
+        ["--pipeline=" + kwargs["pipeline"]] if "pipeline" in kwargs else [])
     status, _, err = run_cli(cli, "check", *extra, path)
     _, out_json, _ = run_cli(cli, "check", "--format=json", *extra, path)
     cli_json = json.loads(out_json)
@@ -54,6 +55,11 @@ def test_path(cli, corpus_file):
     result = _compare(cli, corpus_file, corpus_file)
     if result is not None:
         assert result.file == str(corpus_file)
+
+
+def test_pipeline_offload(cli, corpus_file):
+    """pipeline="offload" is `--pipeline=offload`: the three offloading passes alone."""
+    _compare(cli, corpus_file, corpus_file, pipeline="offload")
 
 
 def test_split_input_file(cli, corpus_file):

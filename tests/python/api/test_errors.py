@@ -83,6 +83,8 @@ def test_example_arguments_with_text(clean_text):
     ({"xla_flags": ["x"]}, TypeError),
     ({"xla_flags": {"no_such_flag": True}}, ValueError),
     ({"xla_flags": {"xla_disable_automatic_host_compute_offload": "on"}}, TypeError),
+    ({"pipeline": "gpu"}, ValueError),
+    ({"pipeline": None}, TypeError),
 ])
 def test_bad_check_arguments(clean_text, kwargs, error):
     with pytest.raises(error):
