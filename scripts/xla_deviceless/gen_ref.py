@@ -7,7 +7,7 @@
 
 Compiles every module of every `.hlo` case under --cases (default: the shared corpus's
 cases/; `// -----` splits a file into modules) and the JAX programs of the shared
-xla-reference kit (/work/shared/xla-reference/gen_jax_dumps.py, imported, not copied) for
+xla-reference kit (../shared/xla-reference/gen_jax_dumps.py beside the checkout, imported, not copied) for
 one backend of xladl.py, and writes, per module, `programs/<name>/`:
 
   result.json   stage (parse | convert | lower | compile), ok, XLA's error text, its code

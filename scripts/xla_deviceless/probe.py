@@ -27,7 +27,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import xladl  # noqa: E402
 
-CORPUS = os.environ.get("HLOFF_CORPUS", "/work/shared/corpus")
+CORPUS = os.environ.get("HLOFF_CORPUS", os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "..", "shared", "corpus"))
 E1200_CASE = "cases/jax-like/01-jit_step-device-put-aux-output-e1200.hlo"
 
 

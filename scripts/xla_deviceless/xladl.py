@@ -47,7 +47,8 @@ PACKAGES = {
 # newest specs carry fields (mem_clock_ghz) that this plugin's proto does not know.
 XLA_COMMIT_FOR_JAXLIB_0_10_2 = "5a9e73cbd92530cac2ac36f4736a774b2412afe2"
 TARGET_CONFIG_PATH = "xla/backends/gpu/target_config/specs/%s.txtpb"
-XLA_MIRROR = os.environ.get("XLA_GIT_DIR", "/work/.mirror/Ashutosh0x+xla/repo")
+# A git directory of openxla/xla (any clone with that commit), for the GPU target configs.
+XLA_MIRROR = os.environ.get("XLA_GIT_DIR", "")
 
 DEFAULT_TOPOLOGY = {"tpu": "v5e:2x2", "cuda": "h100_sxm"}
 
@@ -115,6 +116,10 @@ def read_target_config(name, explicit_path=None):
             return fh.read()
     import subprocess
     spec = TARGET_CONFIG_PATH % name
+    if not XLA_MIRROR:
+        raise RuntimeError("no GPU target config: give --target-config FILE (XLA's %s at "
+                           "commit %s) or set XLA_GIT_DIR to a git directory of openxla/xla"
+                           % (spec, XLA_COMMIT_FOR_JAXLIB_0_10_2))
     try:
         return subprocess.run(
             ["git", "-C", XLA_MIRROR, "show", "%s:%s" % (XLA_COMMIT_FOR_JAXLIB_0_10_2, spec)],
