@@ -108,12 +108,7 @@ def _params():
 @pytest.mark.parametrize("module_id", _params())
 def test_xla_and_we_accept_the_same(module_id, hloff_bin, request):
     """XLA's parser and hlo-offload both accept or both reject the module, or it is listed."""
-    if module_id is None:
-        request.getfixturevalue("shared_dir")  # skips: the shared corpus is absent
-        pytest.fail("the shared corpus is present but has no modules")
-    module = xla_oracle.by_id()[module_id]
-    if module.shared:
-        request.getfixturevalue("shared_dir")
+    module = xla_oracle.module_or_skip(module_id, request)
     if module.text is None:
         assert module_id in NOT_UTF8, (
             "%s is not UTF-8, so XLA's parser cannot be given it: add it to NOT_UTF8 with "

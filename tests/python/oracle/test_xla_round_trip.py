@@ -70,12 +70,7 @@ def _fix_params():
 def _module_both_accept(module_id, hloff_bin, request):
     """The module, after skipping when it cannot be checked: the shared corpus is absent,
     it is not UTF-8, or XLA's parser or hlo-offload rejects it."""
-    if module_id is None:
-        request.getfixturevalue("shared_dir")  # skips: the shared corpus is absent
-        pytest.fail("the shared corpus is present but has no modules")
-    module = xla_oracle.by_id()[module_id]
-    if module.shared:
-        request.getfixturevalue("shared_dir")
+    module = xla_oracle.module_or_skip(module_id, request)
     if module.text is None:
         pytest.skip("not UTF-8: XLA's hlo_module_from_text takes a str")
     if xla_oracle.xla_input(module_id).error is not None:

@@ -250,3 +250,17 @@ def disagreement(binary: pathlib.Path, module_id: str) -> Optional[str]:
 def short(message: str, lines: int = 8) -> str:
     """The first lines of an error message, for assertion messages."""
     return "\n".join(message.splitlines()[:lines])
+
+
+def module_or_skip(module_id, request):
+    """The module `module_id` of by_id(), after skipping (through the `shared_dir` fixture)
+    when it comes from the shared corpus and that is absent; `module_id` None is the
+    placeholder parameter of an absent corpus."""
+    import pytest
+    if module_id is None:
+        request.getfixturevalue("shared_dir")  # skips: the shared corpus is absent
+        pytest.fail("the shared corpus is present but has no modules")
+    module = by_id()[module_id]
+    if module.shared:
+        request.getfixturevalue("shared_dir")
+    return module
