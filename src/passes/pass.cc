@@ -10,6 +10,7 @@
 #include "passes/hlo_dce.h"
 #include "passes/host_offload_legalize.h"
 #include "passes/host_offloader.h"
+#include "passes/sharding_remover.h"
 #include "passes/strip_memory_placement_annotations.h"
 #include "passes/tuple_simplifier.h"
 
@@ -46,6 +47,12 @@ const std::vector<PassInfo>& PassRegistry() {
          "keeps (host compute, backend_config, inlineable=\"false\", async), "
          "then dce",
          [](const PassContext& c) { return std::make_unique<CallInliner>(c); }},
+        {"sharding-remover",
+         "give the uses of each Sharding / SPMD / Shardy (xla.sdy.*) "
+         "sharding custom-call to its operand and remove it (one partition)",
+         [](const PassContext& c) {
+           return std::make_unique<ShardingRemover>(c);
+         }},
         {"tuple-simplifier",
          "get-tuple-element of a tuple becomes the element; a tuple of all "
          "get-tuple-elements of one value becomes the value",
@@ -95,6 +102,10 @@ const std::vector<absl::string_view>& XlaPipeline() {
       // Pre-SPMD (RunPreSPMDPartitionerPasses).
       "convert-memory-placement-to-internal-annotations",
       "call-inliner",
+      // RunSPMDPasses with one partition: the "sharding-removal" pipeline
+      // (its HloDCE has nothing left to do: the pass removes what it
+      // replaces).
+      "sharding-remover",
       // The "simplification" fixed point of RunOptimizationPasses.
       "tuple-simplifier",
       "dce",
