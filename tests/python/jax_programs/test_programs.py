@@ -82,6 +82,10 @@ def test_program(prog, platform, hjax, check):
         for d in e1200:
             assert re.sub(r"starting from [\w.-]+", "starting from X",
                           d["message"]) == xla_text, (d["message"], xla_text)
+        if prog.same_e1200_start:
+            xla_start = re.search(r"starting from ([\w.-]+)", xla["error"]).group(1)
+            assert {re.search(r"starting from ([\w.-]+)", d["message"]).group(1)
+                    for d in e1200} == {xla_start}, (prog.same_e1200_start, e1200)
         named = {_output_path(xla_input, d) for d in e1200}
         assert named == set(prog.e1200_paths), (named, result)
         # The tool names the Python line of the offload (from the HLO metadata).
