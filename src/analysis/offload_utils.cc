@@ -267,12 +267,12 @@ bool ReachesThroughReshapes(const Instruction* start, HloOpcode target,
 
 bool IsMoveToHostWithDynamicUpdateSlice(const Instruction* instr) {
   return IsMoveToHost(instr) &&
-         ReachesThroughReshapes(instr, HloOpcode::kDynamicUpdateSlice, true);
+         ReachesThroughReshapes(instr, HloOpcode::kDynamicUpdateSlice, /*along_users=*/true);
 }
 
 bool IsMoveToDeviceWithDynamicSlice(const Instruction* instr) {
   return IsMoveToDevice(instr) &&
-         ReachesThroughReshapes(instr, HloOpcode::kDynamicSlice, false);
+         ReachesThroughReshapes(instr, HloOpcode::kDynamicSlice, /*along_users=*/false);
 }
 
 absl::flat_hash_set<int64_t> CollectDynamicVariableTupleIndices(

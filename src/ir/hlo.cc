@@ -963,8 +963,8 @@ std::string ForwardedShapeMismatch(const Instruction& instr) {
     if (&declared == &forwarded || shape_util::Compatible(declared, forwarded)) {
       return "";
     }
-    return absl::StrCat(what(), " has shape ", ShapeToString(declared, false),
-                        " but ", ShapeToString(forwarded, false),
+    return absl::StrCat(what(), " has shape ", ShapeToString(declared, /*print_layout=*/false),
+                        " but ", ShapeToString(forwarded, /*print_layout=*/false),
                         " is passed to it");
   };
   auto text = [](absl::string_view t) { return [t] { return t; }; };
@@ -984,7 +984,7 @@ std::string ForwardedShapeMismatch(const Instruction& instr) {
     case HloOpcode::kTuple: {
       if (!shape.IsTuple() || shape.tuple_shapes.size() != operands.size()) {
         return absl::StrCat("tuple of ", operands.size(), " operands has shape ",
-                            ShapeToString(shape, false));
+                            ShapeToString(shape, /*print_layout=*/false));
       }
       for (size_t i = 0; i < operands.size(); ++i) {
         std::string m = differ(shape.tuple_shapes[i], operands[i]->shape(),

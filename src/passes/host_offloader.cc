@@ -413,8 +413,9 @@ absl::StatusOr<bool> Offloader::SliceLeadsToMoveToDevice(Instruction* slice) {
   if (cached != slice_leads_to_device_.end()) return cached->second;
   std::deque<IAS> queue;
   absl::flat_hash_set<IAS> seen;
-  ASSIGN_OR_RETURN(auto first, GetSuccessors({slice, {}}, call_graph_, false,
-                                               &offending_));
+  ASSIGN_OR_RETURN(auto first,
+                   GetSuccessors({slice, {}}, call_graph_,
+                                 /*skip_whole_tuple_reads=*/false, &offending_));
   for (auto& s : first) {
     if (seen.insert(s).second) queue.push_back(s);
   }
@@ -439,7 +440,8 @@ absl::StatusOr<bool> Offloader::SliceLeadsToMoveToDevice(Instruction* slice) {
       break;
     }
     ASSIGN_OR_RETURN(auto next,
-                     GetSuccessors(current, call_graph_, false, &offending_));
+                     GetSuccessors(current, call_graph_,
+                                   /*skip_whole_tuple_reads=*/false, &offending_));
     for (auto& s : next) {
       if (seen.insert(s).second) queue.push_back(s);
     }
@@ -694,7 +696,8 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
     }
     if (!expand) continue;
     Instruction* offending = nullptr;
-    auto successors = GetSuccessors(current, call_graph_, false, &offending);
+    auto successors = GetSuccessors(
+        current, call_graph_, /*skip_whole_tuple_reads=*/false, &offending);
     if (!successors.ok()) return FailFrom(successors.status(), instr, offending);
     for (IAS& s : *successors) {
       if (MemorySpaceAt(s.instruction, s.shape_index) == kHostMemorySpace) {
@@ -866,8 +869,9 @@ absl::StatusOr<std::vector<IAS>> Offloader::GetStartingInstructions(
   absl::flat_hash_map<IAS, IAS> previous;
   absl::flat_hash_set<IAS> seen;
   hops_to_start_.clear();
-  ASSIGN_OR_RETURN(auto first, GetSuccessors({mth, {}}, call_graph_, false,
-                                               &offending_));
+  ASSIGN_OR_RETURN(auto first,
+                   GetSuccessors({mth, {}}, call_graph_,
+                                 /*skip_whole_tuple_reads=*/false, &offending_));
   for (auto& s : first) {
     if (seen.insert(s).second) queue.push_back(s);
   }
@@ -895,7 +899,8 @@ absl::StatusOr<std::vector<IAS>> Offloader::GetStartingInstructions(
       continue;
     }
     ASSIGN_OR_RETURN(auto next,
-                     GetSuccessors(current, call_graph_, false, &offending_));
+                     GetSuccessors(current, call_graph_,
+                                   /*skip_whole_tuple_reads=*/false, &offending_));
     for (auto& s : next) {
       if (seen.insert(s).second) {
         previous.emplace(s, current);
@@ -1507,7 +1512,8 @@ absl::StatusOr<bool> Offloader::Run() {
                               " at index ", ShapeIndexToString(index)));
       }
       start_hops_.clear();
-      if (auto s = WalkDownHostMemoryOffloadPaths({param, index}, false,
+      if (auto s = WalkDownHostMemoryOffloadPaths({param, index},
+                                                  /*insert_copy_before=*/false,
                                                   std::nullopt, param);
           !s.ok()) {
         return s;

@@ -504,7 +504,8 @@ void OffloadWalker::WalkAll() {
       offload.source = SourceOf(module_, param);
       Mark(param).source = ShortSource(offload.source);
       report_.offloads.push_back(std::move(offload));
-      RunWalk(report_.offloads.back(), {param, index}, Phase::kHost, true,
+      RunWalk(report_.offloads.back(), {param, index}, Phase::kHost,
+              /*checks_outputs=*/true,
               nullptr, -1);
     }
   }
@@ -521,7 +522,8 @@ void OffloadWalker::WalkAll() {
     Mark(mth).source = ShortSource(offload.source);
     report_.offloads.push_back(std::move(offload));
     Mark(mth).host = true;
-    RunWalk(report_.offloads.back(), {mth, {}}, Phase::kToHost, true, nullptr,
+    RunWalk(report_.offloads.back(), {mth, {}}, Phase::kToHost,
+            /*checks_outputs=*/true, nullptr,
             -1);
   }
   // Instructions the input already runs on the host (not reached above).
@@ -606,7 +608,7 @@ void OffloadWalker::BuildGraph(const ReportOptions& options) {
       ++graph.omitted_nodes;
       continue;
     }
-    add_node(instr, true);
+    add_node(instr, /*on_path=*/true);
   }
   absl::flat_hash_set<std::pair<int, int>> edges;
   auto add_edge = [&](int from, int to, bool on_path) {
@@ -622,7 +624,7 @@ void OffloadWalker::BuildGraph(const ReportOptions& options) {
   for (const auto& [from, to] : walk_edge_order_) {
     auto a = index.find(from), b = index.find(to);
     if (a == index.end() || b == index.end()) continue;
-    add_edge(a->second, b->second, true);
+    add_edge(a->second, b->second, /*on_path=*/true);
     if (e1200_edges_.contains({from, to})) graph.edges.back().e1200 = true;
   }
   // One hop of context: operands and users of the path instructions.
@@ -639,11 +641,11 @@ void OffloadWalker::BuildGraph(const ReportOptions& options) {
         if (added >= options.max_context_per_node || context >= context_limit) {
           continue;  // left out of the picture
         }
-        add_node(operand, false);
+        add_node(operand, /*on_path=*/false);
         ++added;
         ++context;
       }
-      add_edge(index.at(operand), static_cast<int>(i), false);
+      add_edge(index.at(operand), static_cast<int>(i), /*on_path=*/false);
     }
     added = 0;
     for (const Instruction* user : instr->users()) {
@@ -651,11 +653,11 @@ void OffloadWalker::BuildGraph(const ReportOptions& options) {
         if (added >= options.max_context_per_node || context >= context_limit) {
           continue;
         }
-        add_node(user, false);
+        add_node(user, /*on_path=*/false);
         ++added;
         ++context;
       }
-      add_edge(static_cast<int>(i), index.at(user), false);
+      add_edge(static_cast<int>(i), index.at(user), /*on_path=*/false);
     }
   }
   // Computations in module order.
@@ -714,10 +716,14 @@ void AddPipelineResultToGraph(const Module& module,
       graph.nodes.push_back(std::move(node));
       by_name.emplace(instr->name(), id);
       for (int f : from) {
-        graph.edges.push_back(GraphEdge{f, id, true, false, false, true});
+        graph.edges.push_back(GraphEdge{f, id, /*on_path=*/true,
+                                        /*crosses_computation=*/false,
+                                        /*e1200=*/false, /*inserted=*/true});
       }
       for (int t : to) {
-        graph.edges.push_back(GraphEdge{id, t, true, false, false, true});
+        graph.edges.push_back(GraphEdge{id, t, /*on_path=*/true,
+                                        /*crosses_computation=*/false,
+                                        /*e1200=*/false, /*inserted=*/true});
       }
       if (std::find(graph.computations.begin(), graph.computations.end(),
                     comp->name()) == graph.computations.end()) {

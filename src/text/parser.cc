@@ -1386,7 +1386,7 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
   }
   if (known == KnownAttribute::kComputationList) {
     if (v.front() != '{') return bad("expected '{'");
-    add_called(attr, true, names_in(v));
+    add_called(attr, /*is_list=*/true, names_in(v));
     return absl::OkStatus();
   }
   if (known == KnownAttribute::kControlPredecessors) {
@@ -2110,10 +2110,10 @@ absl::Status Parser::FinishBody(BodyState& body,
     return ErrorAt(
         body.signature_result_pos,
         absl::StrCat("Shape of computation ", raw->name_, ", ",
-                     ShapeToString(*body.signature_result, false),
+                     ShapeToString(*body.signature_result, /*print_layout=*/false),
                      ", is not compatible with that of its root instruction ",
                      raw->root_->name(), ", ",
-                     ShapeToString(raw->root_->shape(), false)));
+                     ShapeToString(raw->root_->shape(), /*print_layout=*/false)));
   }
   return absl::OkStatus();
 }
