@@ -117,20 +117,13 @@ class OffloadWalker {
     absl::flat_hash_map<IAS, IAS> previous;
   };
 
-  // The result of SliceLeadsToMoveToDevice for one slice, with the
-  // MoveToDevices reached and the way there.
-  struct SliceResult {
-    bool leads = true;
-    std::vector<std::pair<const Instruction*, std::vector<const Instruction*>>>
-        move_to_devices;
-  };
-
   void RunWalk(Offload& offload, IAS start, Phase phase, bool checks_outputs,
                const Instruction* inherited_walk_start, int64_t host_compute);
   void MarkRed(const std::vector<const Instruction*>& path);
   void Expand(Walk& walk, std::deque<Item>& queue,
               absl::flat_hash_set<IAS>& seen, const Item& item, Phase phase);
-  const SliceResult& SliceLeadsToMoveToDevice(const Instruction* slice);
+  // SliceLeadsToMoveToDevice of `slice` with its paths, once per slice.
+  const SliceWalk& WalkFromSlice(const Instruction* slice);
   std::vector<const Instruction*> PathTo(const Walk& walk, const IAS& value,
                                          const IAS& start) const;
   void AddEnd(Walk& walk, const Item& item, EndKind kind,
@@ -144,7 +137,7 @@ class OffloadWalker {
   const CallGraph& call_graph_;
   Report& report_;
   absl::flat_hash_set<const Instruction*> absorbed_move_to_hosts_;
-  absl::flat_hash_map<const Instruction*, SliceResult> slices_;
+  absl::flat_hash_map<const Instruction*, SliceWalk> slices_;
   absl::flat_hash_set<IAS> host_values_;
   std::vector<IAS> host_value_order_;  // host_values_ in discovery order
   // Host-compute offloads, by their output value, walked after the others.
@@ -281,47 +274,18 @@ void OffloadWalker::HostComputeEnd(Walk& walk, const IAS& start,
   }
 }
 
-const OffloadWalker::SliceResult& OffloadWalker::SliceLeadsToMoveToDevice(
-    const Instruction* slice) {
+const SliceWalk& OffloadWalker::WalkFromSlice(const Instruction* slice) {
   auto cached = slices_.find(slice);
   if (cached != slices_.end()) return cached->second;
-  SliceResult result;
-  std::deque<IAS> queue;
-  absl::flat_hash_set<IAS> seen;
-  absl::flat_hash_map<IAS, IAS> previous;
-  IAS origin = {const_cast<Instruction*>(slice), {}};
-  auto enqueue = [&](const IAS& from) -> bool {
-    auto successors = GetSuccessors(from, call_graph_);
-    if (!successors.ok()) return false;
-    for (const IAS& s : *successors) {
-      if (!seen.insert(s).second) continue;
-      previous.emplace(s, from);
-      queue.push_back(s);
-    }
-    return true;
-  };
-  if (!enqueue(origin)) result.leads = false;
-  while (!queue.empty() && result.leads) {
-    IAS current = queue.front();
-    queue.pop_front();
-    const Instruction* instr = current.instruction;
-    if (IsMoveToDevice(instr)) {
-      std::vector<const Instruction*> path = {instr};
-      for (auto it = previous.find(current);
-           it != previous.end() && !(it->second == origin);
-           it = previous.find(it->second)) {
-        if (path.back() != it->second.instruction) {
-          path.push_back(it->second.instruction);
-        }
-      }
-      std::reverse(path.begin(), path.end());
-      result.move_to_devices.emplace_back(instr, std::move(path));
-      continue;
-    }
-    bool hop = IsAllowedBetweenSliceAndMoveToDevice(instr);
-    if (!hop || !enqueue(current)) result.leads = false;
+  // The offloader's own walk (analysis/offload_utils.h); a walk that cannot
+  // go on (GetSuccessors fails) does not lead to a MoveToDevice.
+  auto walk = SliceLeadsToMoveToDevice(slice, call_graph_, /*record_paths=*/true);
+  SliceWalk result;
+  if (walk.ok()) {
+    result = *std::move(walk);
+  } else {
+    result.leads = false;
   }
-  if (!result.leads) result.move_to_devices.clear();
   return slices_.emplace(slice, std::move(result)).first->second;
 }
 
@@ -416,7 +380,7 @@ void OffloadWalker::RunWalk(Offload& offload, IAS start, Phase phase,
         // Pure memory: the data moves on unchanged.
       } else if (instr->opcode() == HloOpcode::kDynamicSlice ||
                  instr->opcode() == HloOpcode::kSlice) {
-        const SliceResult& slice = SliceLeadsToMoveToDevice(instr);
+        const SliceWalk& slice = WalkFromSlice(instr);
         if (!slice.leads) {
           HostComputeEnd(walk, start, item);
           continue;
