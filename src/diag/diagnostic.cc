@@ -91,8 +91,12 @@ Diagnostic MakeDiagnostic(DiagCode code, std::string message,
   d.message = std::move(message);
   if (instr != nullptr) {
     d.loc = instr->loc();
-    d.instruction = std::string(instr->name());
-    if (instr->parent() != nullptr) d.computation = instr->parent()->name();
+    // As the instruction stood in the input (a clone made by inlining is
+    // reported as the callee's instruction it copies).
+    d.instruction = std::string(instr->input_name());
+    if (instr->parent() != nullptr) {
+      d.computation = std::string(instr->input_computation());
+    }
   }
   return d;
 }

@@ -386,6 +386,87 @@ void Instruction::set_origin_from(const Instruction& source,
   o.note = note;
 }
 
+void Instruction::set_input_from(const Instruction& source,
+                                   absl::string_view computation) {
+  // The input name and computation of `source` (read before this
+  // instruction's origin is reset: `source` may be this one's own source).
+  absl::string_view input_name = source.input_name();
+  const Origin* from = source.origin_or_null();
+  absl::string_view input_computation =
+      from != nullptr && !from->input_computation.empty()
+          ? from->input_computation
+          : computation;
+  if (source.rare_ != nullptr && source.rare_->has_loc) {
+    // An explicit place (a pass-made instruction): copy it.
+    set_origin(source.metadata(), source.loc(), source.origin_name());
+  } else {
+    if (rare_ != nullptr) {
+      rare_->metadata.reset();
+      rare_->metadata_set = false;
+      rare_->has_loc = false;
+    }
+    Origin copy;
+    if (from != nullptr && from->from_source) {
+      copy = *from;  // the source's own source: the user's text
+    } else {
+      copy.from_source = true;
+      copy.offset = source.offset_;
+      copy.metadata = source.MetadataText();
+      copy.source_name = source.name();
+    }
+    origin() = copy;
+  }
+  Origin& o = origin();
+  o.input_name = input_name;
+  o.input_computation = input_computation;
+}
+
+absl::string_view Instruction::input_name() const {
+  const Origin* o = origin_or_null();
+  return o != nullptr && !o->input_name.empty() ? o->input_name : name();
+}
+
+absl::string_view Instruction::input_computation() const {
+  const Origin* o = origin_or_null();
+  if (o != nullptr && !o->input_computation.empty()) {
+    return o->input_computation;
+  }
+  return parent_ == nullptr ? absl::string_view() : parent_->name();
+}
+
+void Instruction::set_name(absl::string_view name) {
+  SetName(arena().CopyString(name));
+}
+
+void Instruction::AddControlDependencyTo(Instruction* successor) {
+  Rare& mine = rare();
+  for (Instruction* s : mine.control_successors) {
+    if (s == successor) return;
+  }
+  mine.control_successors.push_back(successor);
+  Rare& theirs = successor->rare();
+  theirs.control_predecessors.push_back(this);
+  for (const Attribute& a : successor->attributes()) {
+    if (a.kind() == AttrKind::kControlPredecessors) return;
+  }
+  successor->AppendAttribute(
+      Attribute::Named("control-predecessors", AttrKind::kControlPredecessors));
+}
+
+void Instruction::DropAllControlDeps() {
+  if (rare_ == nullptr) return;
+  for (Instruction* pred : rare_->control_predecessors) {
+    auto& succ = pred->rare().control_successors;
+    succ.erase(std::remove(succ.begin(), succ.end(), this), succ.end());
+  }
+  for (Instruction* succ : rare_->control_successors) {
+    auto& preds = succ->rare().control_predecessors;
+    preds.erase(std::remove(preds.begin(), preds.end(), this), preds.end());
+  }
+  rare_->control_predecessors.clear();
+  rare_->control_successors.clear();
+}
+
 // ---- frontend attributes ----
 
 bool SplitFrontendAttributes(
@@ -754,11 +835,22 @@ void InstructionBuilder::CopyAttributes(const Instruction& from,
   if (from.flags_ & Instruction::kFrontendModified) {
     to->flags_ |= Instruction::kFrontendModified;
   }
-  // Metadata: the same parsed value.
-  const OpMetadata& md = from.metadata();
-  Instruction::Rare& r = to->rare();
-  r.metadata = std::make_unique<OpMetadata>(md);
-  r.metadata_set = true;
+  // Metadata: parsed from the copied attribute when asked for; what was set
+  // on `from` explicitly (or parsed already) is copied.
+  if (from.rare_ != nullptr && from.rare_->metadata_set) {
+    Instruction::Rare& r = to->rare();
+    r.metadata = from.rare_->metadata
+                     ? std::make_unique<OpMetadata>(*from.rare_->metadata)
+                     : nullptr;
+    r.metadata_set = from.rare_->metadata != nullptr;
+  } else if (from.origin_or_null() != nullptr &&
+             from.origin_or_null()->from_source) {
+    // `from` reads its metadata from its source's text, which `to` lacks.
+    const OpMetadata& md = from.metadata();
+    Instruction::Rare& r = to->rare();
+    r.metadata = std::make_unique<OpMetadata>(md);
+    r.metadata_set = true;
+  }
   size_t kept = 0;
   for (const Attribute& a : from.attributes()) {
     // Control dependencies are not copied (XLA's Clone does not copy them).
@@ -1078,6 +1170,25 @@ std::pair<absl::string_view, int64_t> SplitNumericSuffix(absl::string_view name)
 Module::NameIds& Module::IdsFor(absl::string_view root) {
   auto it = names_.find(root);
   if (it != names_.end()) return it->second;
+  // Past a few roots (a pass that copies whole computations asks for one
+  // root per name it copies), one scan indexes every name instead of one
+  // scan per root: linear however many roots are asked for.
+  if (!names_indexed_ && ++lazy_root_scans_ > kLazyRootScans) {
+    names_indexed_ = true;
+    auto index = [&](absl::string_view name) {
+      auto [r, id] = SplitNumericSuffix(name);
+      auto found = names_.find(r);
+      if (found == names_.end()) {
+        found = names_.emplace(std::string(r), NameIds()).first;
+      }
+      found->second.used.insert(id);
+    };
+    for (const auto& comp : computations_) {
+      for (const auto& instr : comp->instructions_) index(instr->name());
+    }
+    for (const RetiredName& retired : retired_names_) index(retired.name);
+  }
+  if (names_indexed_) return names_[std::string(root)];
   // First request for this root: every name the module holds, held, or
   // reserved with this root is taken (the index is built lazily so that
   // parsing pays nothing for it).
@@ -1165,6 +1276,24 @@ std::optional<Module::SourcePosition> Module::ResolveSource(
 
 void Module::Sweep() {
   for (auto& comp : computations_) comp->Sweep();
+}
+
+void Module::RemoveComputations(
+    absl::FunctionRef<bool(const Computation*)> remove) {
+  size_t kept = 0;
+  for (auto& comp : computations_) {
+    if (comp.get() == entry_ || !remove(comp.get())) {
+      computations_[kept++] = std::move(comp);
+      continue;
+    }
+    computation_by_name_.erase(comp->name_);
+    // Names stay taken (IdsFor reads the retired ones).
+    for (const auto& instr : comp->instructions_) {
+      retired_names_.push_back(RetiredName{instr->name(), instr->name_prefix_});
+    }
+    comp.reset();
+  }
+  computations_.resize(kept);
 }
 
 }  // namespace hloff

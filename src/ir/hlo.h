@@ -265,6 +265,30 @@ class Instruction {
   // The name of the input instruction this one replaces (e.g. the
   // annotate_device_placement a MoveToHost came from), else its own name.
   absl::string_view origin_name() const;
+  // Records that this instruction stands for `source` of the input: a clone
+  // made by inlining (CallInliner) or an instruction a simplifier put in its
+  // place (a bitcast for a reshape). Diagnostics then report it where and as
+  // `source` stood (its location, metadata, origin and input name), in
+  // `computation` (the callee's name, which must outlive the module, e.g.
+  // arena memory) unless `source` itself stands for another, whose
+  // computation is kept.
+  void set_input_from(const Instruction& source,
+                        absl::string_view computation);
+  // The name this instruction had before inlining cloned it (the name a
+  // diagnostic reports), else its own name.
+  absl::string_view input_name() const;
+  // The computation this instruction stood in before inlining cloned it,
+  // else its parent's name.
+  absl::string_view input_computation() const;
+  // Renames the instruction to `name` (copied into the module), as XLA's
+  // SetAndSanitizeName; the old name stays taken. The caller makes sure the
+  // new name is unique or is taken over from an instruction it replaces.
+  void set_name(absl::string_view name);
+  // Adds the control edge this -> `successor` unless present (xla
+  // HloInstruction::AddControlDependencyTo); both must share a computation.
+  void AddControlDependencyTo(Instruction* successor);
+  // Removes every control edge into and out of this instruction.
+  void DropAllControlDeps();
 
  private:
   friend class Computation;
@@ -297,6 +321,9 @@ class Instruction {
     absl::string_view source_name;
     absl::string_view note;
     absl::string_view name;  // explicit, or built from the above
+    // set_input_from: the name and computation before inlining.
+    absl::string_view input_name;
+    absl::string_view input_computation;
   };
   // Fields fewer instructions have; arena memory, trivially destructible.
   struct Extra {
@@ -568,6 +595,10 @@ class Module {
 
   // Frees all dead instructions in all computations.
   void Sweep();
+  // Removes every computation for which `remove` returns true (never the
+  // entry), in one pass over the computation list; their instructions'
+  // names stay taken. Nothing may call a removed computation.
+  void RemoveComputations(absl::FunctionRef<bool(const Computation*)> remove);
 
   // The memory instructions, attributes and pass-made strings live in.
   Arena& arena() { return arena_; }
@@ -624,6 +655,11 @@ class Module {
     int64_t next = 0;
   };
   NameIds& IdsFor(absl::string_view root);
+  // IdsFor scans the module for each new root until kLazyRootScans roots,
+  // then indexes every name once (names_indexed_).
+  static constexpr int kLazyRootScans = 16;
+  int lazy_root_scans_ = 0;
+  bool names_indexed_ = false;
 
   // Declared first: destroyed after the computations that point into them.
   Arena arena_;
@@ -689,6 +725,8 @@ class InstructionBuilder {
   // Copies every attribute of `from` (raw and structured) onto `to`, which
   // must have the same opcode and no attributes yet. Called computations are
   // shared.
+  // `to` reads its metadata from the copied `metadata` attribute when asked
+  // for it (`from`'s is not parsed).
   static void CopyAttributes(const Instruction& from, Instruction* to);
 };
 

@@ -7,103 +7,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
+#include "analysis/side_effects.h"
 
 namespace hloff {
 namespace {
-
-// XLA's HloInstruction::HasSideEffectNoRecurse. A collective with a
-// channel_id is side-effecting in XLA only outside SPMD partitioning, which
-// the text does not say; it is treated as side-effecting.
-bool HasSideEffectNoRecurse(const Instruction* instr) {
-  switch (instr->opcode()) {
-    case HloOpcode::kSend:
-    case HloOpcode::kSendDone:
-    case HloOpcode::kRecv:
-    case HloOpcode::kRecvDone:
-    case HloOpcode::kRng:
-    case HloOpcode::kRngGetAndUpdateState:
-    case HloOpcode::kInfeed:
-    case HloOpcode::kOutfeed:
-    case HloOpcode::kAllReduceStart:
-    case HloOpcode::kAllReduceDone:
-    case HloOpcode::kAllGatherStart:
-    case HloOpcode::kAllGatherDone:
-    case HloOpcode::kCollectiveBroadcast:
-    case HloOpcode::kCollectivePermuteStart:
-    case HloOpcode::kCollectivePermuteDone:
-      return true;
-    case HloOpcode::kAllToAll:
-    case HloOpcode::kAllGather:
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kReduceScatter:
-      if (auto c = instr->FindRawAttribute("constrain_layout");
-          c && c->value == "true") {
-        return true;
-      }
-      [[fallthrough]];
-    case HloOpcode::kCollectivePermute:
-      return instr->FindRawAttribute("channel_id").has_value();
-    case HloOpcode::kCustomCall: {
-      auto effect = instr->FindRawAttribute("custom_call_has_side_effect");
-      return effect && effect->value == "true";
-    }
-    default:
-      return false;
-  }
-}
-
-// Whether a computation (or one it calls) has a side-effecting instruction;
-// memoized, as called computations are shared. Callees are visited with an
-// explicit stack: a chain of 10^4 calls must not exhaust the native one.
-class SideEffects {
- public:
-  bool Of(const Instruction* instr) {
-    if (HasSideEffectNoRecurse(instr)) return true;
-    for (const Computation* c : instr->called_computations()) {
-      if (Of(c)) return true;
-    }
-    return false;
-  }
-
- private:
-  bool Of(const Computation* root) {
-    if (auto it = memo_.find(root); it != memo_.end()) return it->second;
-    // (computation, callees pushed); a computation is decided once all its
-    // callees are (the parser rejects recursive computations).
-    std::vector<std::pair<const Computation*, bool>> stack = {{root, false}};
-    while (!stack.empty()) {
-      auto [comp, expanded] = stack.back();
-      if (memo_.contains(comp)) {
-        stack.pop_back();
-        continue;
-      }
-      if (!expanded) {
-        stack.back().second = true;
-        for (const auto& instr : comp->raw_instructions()) {
-          if (instr->IsDead()) continue;
-          for (const Computation* c : instr->called_computations()) {
-            if (!memo_.contains(c)) stack.push_back({c, false});
-          }
-        }
-        continue;
-      }
-      stack.pop_back();
-      bool any = false;
-      for (const auto& instr : comp->raw_instructions()) {
-        if (instr->IsDead()) continue;
-        if (HasSideEffectNoRecurse(instr.get())) any = true;
-        for (const Computation* c : instr->called_computations()) {
-          auto it = memo_.find(c);
-          if (it != memo_.end() && it->second) any = true;
-        }
-        if (any) break;
-      }
-      memo_[comp] = any;
-    }
-    return memo_.at(root);
-  }
-  absl::flat_hash_map<const Computation*, bool> memo_;
-};
 
 bool Mergeable(const Instruction* instr, SideEffects& side_effects) {
   if (!instr->control_predecessors().empty() ||

@@ -335,13 +335,13 @@ std::vector<PathHop> Offloader::WalkPath(const WalkPosition& at,
   std::reverse(hops.begin(), hops.end());
   std::vector<PathHop> path;
   auto add = [&](const Instruction* instr, const ShapeIndex& index) {
-    path.push_back(PathHop{std::string(instr->name()),
-                           std::string(instr->parent()->name()), index,
+    path.push_back(PathHop{std::string(instr->input_name()),
+                           std::string(instr->input_computation()), index,
                            instr->loc()});
   };
   if (!truncated && at.origin != nullptr && at.origin != at.start.instruction) {
     path.push_back(PathHop{std::string(at.origin->origin_name()),
-                           std::string(at.origin->parent()->name()), {},
+                           std::string(at.origin->input_computation()), {},
                            at.origin->loc()});
     for (const IAS& hop : start_hops_) add(hop.instruction, hop.shape_index);
   }
@@ -471,18 +471,18 @@ void Offloader::ReportOutputError(const IAS& start, const IAS& root,
   }
   if (origin != nullptr && origin != start.instruction) {
     d.path.push_back(PathHop{std::string(origin->origin_name()),
-                             origin->parent()->name(),
+                             std::string(origin->input_computation()),
                              {}, origin->loc()});
     // The bitcast/copy hops between the MoveToHost and the walk's start.
     for (const IAS& hop : start_hops_) {
-      d.path.push_back(PathHop{std::string(hop.instruction->name()),
-                               hop.instruction->parent()->name(),
+      d.path.push_back(PathHop{std::string(hop.instruction->input_name()),
+                               std::string(hop.instruction->input_computation()),
                                hop.shape_index, hop.instruction->loc()});
     }
   }
   for (const IAS& hop : hops) {
-    d.path.push_back(PathHop{std::string(hop.instruction->name()),
-                             hop.instruction->parent()->name(),
+    d.path.push_back(PathHop{std::string(hop.instruction->input_name()),
+                             std::string(hop.instruction->input_computation()),
                              hop.shape_index, hop.instruction->loc()});
   }
   const Shape* declared = shape_util::TryGetSubshape(

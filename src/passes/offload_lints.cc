@@ -485,8 +485,8 @@ void LintNestedHostStack(const Module& module, const CallGraph& call_graph,
   }
   // The host path through both loops and the joining hops.
   auto hop = [](const Instruction* instr, ShapeIndex index) {
-    return PathHop{std::string(instr->name()),
-                   std::string(instr->parent()->name()), std::move(index),
+    return PathHop{std::string(instr->input_name()),
+                   std::string(instr->input_computation()), std::move(index),
                    instr->loc()};
   };
   d.path.push_back(hop(stacked, {}));
@@ -529,6 +529,19 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out,
     facts.asks_for_host_memory = true;
     facts.first_request = "the entry result (S(5) in entry_computation_layout)";
   }
+  bool layout_has_memory_space = false;
+  auto note_memory_space = [&](const Shape& shape) {
+    ShapeIndex index;
+    shape_util::ForEachSubshape(
+        shape,
+        [&](const Shape& subshape, const ShapeIndex&) {
+          layout_has_memory_space |= subshape.memory_space() != kDefaultMemorySpace;
+        },
+        index);
+  };
+  for (const Shape& parameter : layout.parameters) note_memory_space(parameter);
+  note_memory_space(layout.result);
+  bool has_metadata = false;
   facts.entry_root = std::string(module.entry()->root()->name());
   facts.entry_root_loc = module.entry()->root()->loc();
   bool has_annotations = false;
@@ -540,6 +553,7 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out,
       const Instruction* instr = owned.get();
       if (instr->IsDead()) continue;
       has_annotations |= IsOffloadAnnotation(instr);
+      has_metadata = has_metadata || instr->FindRawAttribute("metadata").has_value();
       if (IsToHostAnnotation(instr) && !facts.asks_for_host_memory) {
         facts.asks_for_host_memory = true;
         facts.first_request = std::string(instr->name());
@@ -767,6 +781,7 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out,
         kMaxRoundTripNotes, " are listed above");
     out.push_back(std::move(d));
   }
+  facts.reads_as_jax_lowered_text = !layout_has_memory_space && !has_metadata;
   return facts;
 }
 
@@ -1121,6 +1136,42 @@ void LintOutput(const Module& module, const LintInputFacts& facts,
                              "offload has no effect");
     out.push_back(std::move(d));
   }
+}
+
+}  // namespace hloff
+
+namespace hloff {
+
+std::optional<Diagnostic> EntryLayoutWithoutMemoryKinds(
+    const Module& module, const LintInputFacts& facts,
+    const std::vector<Diagnostic>& diagnostics) {
+  if (!facts.reads_as_jax_lowered_text) return std::nullopt;
+  // One E1200 per (walk start, output): count the outputs.
+  absl::flat_hash_set<std::string> faulty_outputs;
+  for (const Diagnostic& d : diagnostics) {
+    if (d.code == DiagCode::kE1200 && d.severity == Severity::kError) {
+      faulty_outputs.insert(d.output_index ? ShapeIndexToString(*d.output_index) : "");
+    }
+  }
+  if (faulty_outputs.empty()) return std::nullopt;
+  const int64_t outputs = static_cast<int64_t>(faulty_outputs.size());
+  Diagnostic d;
+  d.severity = Severity::kWarning;
+  d.code = DiagCode::kHO3016;
+  d.instruction = facts.entry_root;
+  d.computation = std::string(module.entry()->name());
+  d.loc = facts.entry_root_loc;
+  d.message = absl::StrCat(
+      "entry_computation_layout declares no memory space although ", outputs,
+      outputs == 1 ? " entry output receives a tensor moved to host"
+                   : " entry outputs receive tensors moved to host",
+      ", and the module has no metadata: it reads as JAX's "
+      "Lowered.as_text(dialect=\"hlo\"), which leaves out the memory kinds that "
+      "PJRT writes into the entry layout before XLA compiles, so the E1200 may "
+      "be an artefact of the text; check the program with "
+      "hlo_offload.check(jax.jit(f), *args), or XLA's own dump "
+      "(--xla_dump_to, *.before_optimizations.txt)");
+  return d;
 }
 
 }  // namespace hloff

@@ -33,7 +33,20 @@ struct LintInputFacts {
   // about the entry boundary.
   std::string entry_root;
   SourceLoc entry_root_loc;
+  // HO3016: no leaf of entry_computation_layout has a memory space and no
+  // instruction has metadata, as in JAX's Lowered.as_text(dialect="hlo").
+  bool reads_as_jax_lowered_text = false;
 };
+
+// HO3016: the warning for a run on an input that reads as JAX's
+// Lowered.as_text(dialect="hlo") (LintInputFacts::reads_as_jax_lowered_text)
+// whose `diagnostics` hold an E1200; nullopt otherwise. JAX keeps memory
+// kinds as `mhlo.memory_kind` on the StableHLO function and only PJRT writes
+// them into the entry layout before XLA compiles (xla/pjrt/utils.cc), so in
+// that text a correct `pinned_host` output reads as E1200 (docs/JAX.md).
+std::optional<Diagnostic> EntryLayoutWithoutMemoryKinds(
+    const Module& module, const LintInputFacts& facts,
+    const std::vector<Diagnostic>& diagnostics);
 
 // What the command line configures for the lints.
 struct LintOptions {

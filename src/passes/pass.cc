@@ -5,10 +5,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/verifier.h"
+#include "passes/algebraic_simplifier.h"
+#include "passes/call_inliner.h"
 #include "passes/convert_memory_placement_to_internal_annotations.h"
+#include "passes/hlo_dce.h"
 #include "passes/host_offload_legalize.h"
 #include "passes/host_offloader.h"
 #include "passes/strip_memory_placement_annotations.h"
+#include "passes/tuple_simplifier.h"
 
 namespace hloff {
 
@@ -38,6 +42,27 @@ const std::vector<PassInfo>& PassRegistry() {
          [](const PassContext& c) {
            return std::make_unique<StripMemoryPlacementAnnotations>(c);
          }},
+        {"call-inliner",
+         "replace each call by its computation's body, keeping the calls XLA "
+         "keeps (host compute, backend_config, inlineable=\"false\", async), "
+         "then dce",
+         [](const PassContext& c) { return std::make_unique<CallInliner>(c); }},
+        {"tuple-simplifier",
+         "get-tuple-element of a tuple becomes the element; a tuple of all "
+         "get-tuple-elements of one value becomes the value",
+         [](const PassContext& c) {
+           return std::make_unique<TupleSimplifier>(c);
+         }},
+        {"dce",
+         "remove unused instructions without side effects and computations "
+         "nothing calls",
+         [](const PassContext& c) { return std::make_unique<HloDce>(c); }},
+        {"algsimp",
+         "after layout assignment: reshapes, transposes and copies that are "
+         "bitcasts become bitcasts; no-op ones are removed",
+         [](const PassContext& c) {
+           return std::make_unique<AlgebraicSimplifier>(c);
+         }},
         {"host-offloader",
          "track offloaded tensors, set host memory space, insert host/device "
          "copies and AllocateBuffers, remove the annotations",
@@ -61,6 +86,24 @@ const std::vector<absl::string_view>& DefaultPipeline() {
   static const std::vector<absl::string_view> kPipeline = {
       "convert-memory-placement-to-internal-annotations",
       "host-offload-legalize",
+      "host-offloader",
+  };
+  return kPipeline;
+}
+
+const std::vector<absl::string_view>& XlaPipeline() {
+  static const std::vector<absl::string_view> kPipeline = {
+      // Pre-SPMD (RunPreSPMDPartitionerPasses).
+      "convert-memory-placement-to-internal-annotations",
+      "call-inliner",
+      // The "simplification" fixed point of RunOptimizationPasses.
+      "tuple-simplifier",
+      "dce",
+      // RunLayoutAssignmentPasses.
+      "host-offload-legalize",
+      // OptimizeHloPostLayoutAssignment: the layout-sensitive simplifier
+      // ("hlo normalization"), then the offloader.
+      "algsimp",
       "host-offloader",
   };
   return kPipeline;

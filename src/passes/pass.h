@@ -71,8 +71,16 @@ struct PassInfo {
 // All passes, sorted by name.
 const std::vector<PassInfo>& PassRegistry();
 const PassInfo* FindPass(absl::string_view name);
-// The default pipeline, in order (XLA's GPU order).
+// The three offloading passes alone, in XLA's GPU order (what XLA's pass unit
+// tests exercise; `--pipeline=offload`).
 const std::vector<absl::string_view>& DefaultPipeline();
+// XLA's GPU compile order up to the offloader (xla/service/gpu/
+// gpu_compiler.cc), with the passes of it that change what the offloader
+// sees: convert-memory-placement-to-internal-annotations, call-inliner
+// (pre-SPMD), tuple-simplifier and dce (simplification), host-offload-legalize
+// (layout assignment), algsimp (after layout assignment), host-offloader
+// (`--pipeline=xla`, the default of the tool).
+const std::vector<absl::string_view>& XlaPipeline();
 
 // Runs the named passes in order on `module`. Stops at the first failure
 // and returns its status.

@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "analysis/offload_utils.h"
 #include "diag/docs.h"
 #include "support/file_io.h"
 #include "support/input_files.h"
@@ -180,13 +181,20 @@ ModuleResult RunOnParsedModule(std::unique_ptr<Module> module,
     context.trace = options.trace_level > 0 ? trace : nullptr;
     std::vector<absl::string_view> passes;
     if (options.passes.empty()) {
-      passes = DefaultPipeline();
+      bool offload_only = options.pipeline == PassPipeline::kOffload ||
+                          FindEarlierOffloading(*module).has_value();
+      passes = offload_only ? DefaultPipeline() : XlaPipeline();
     } else {
       passes.assign(options.passes.begin(), options.passes.end());
     }
     auto changed = RunPasses(*module, passes, context);
     result.diagnostics = std::move(sink.mutable_diagnostics());
     if (changed.ok() && lint) LintOutput(*module, facts, lints, options.lint);
+    if (lint) {
+      if (auto d = EntryLayoutWithoutMemoryKinds(*module, facts, result.diagnostics)) {
+        lints.push_back(std::move(*d));
+      }
+    }
     for (Diagnostic& d : lints) result.diagnostics.push_back(std::move(d));
     if (HasJaxNames(options)) {
       JaxNames names(*module, options);
@@ -347,6 +355,7 @@ ModuleResult ReportChunk(const std::string& path, const InputChunk& chunk,
   ReportOptions report_options;
   report_options.offload = options.offload;
   report_options.max_graph_nodes = options.report_max_nodes;
+  report_options.xla_pipeline = options.pipeline == PassPipeline::kXla;
   auto report = BuildReport(std::move(*module), path, report_options);
   if (!report.ok()) {
     result.failed = true;

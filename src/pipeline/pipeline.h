@@ -52,6 +52,16 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitDiagnosed = 1;  // an error diagnosed in the input
 inline constexpr int kExitUsage = 2;      // usage, I/O or parse error
 
+// Which passes run when PipelineOptions::passes names none (`--pipeline`).
+enum class PassPipeline {
+  // XLA's GPU compile order up to the offloader, with the passes of it that
+  // change what the offloader sees (XlaPipeline(); `--pipeline=xla`).
+  kXla,
+  // The three offloading passes alone (DefaultPipeline();
+  // `--pipeline=offload`), what XLA's pass unit tests exercise.
+  kOffload,
+};
+
 struct PipelineOptions {
   // The name diagnostics and reports show for the input ("<stdin>" for
   // standard input), as ParseOptions::path.
@@ -64,9 +74,13 @@ struct PipelineOptions {
   // Threads the parser may use for one large module (ParseOptions::threads).
   int parse_threads = 1;
   // check and opt: the passes to run, by registry name (passes/pass.h), in
-  // order; empty: DefaultPipeline(). Naming passes turns the lints off.
+  // order; empty: those of `pipeline`. Naming passes turns the lints off.
   // Unknown names are a usage error of the caller: see UnknownPass().
   std::vector<std::string> passes;
+  // check, opt, fix and report, when `passes` is empty. An input the
+  // offloader has run on already (HO3015) gets the offloading passes alone
+  // either way, as XLA's passes on it would only undo the offloading.
+  PassPipeline pipeline = PassPipeline::kXla;
   // check, opt and fix: run the HO3xxx lints (`--no-lints` clears it).
   bool lints = true;
   // The passes' options. check and fix always report every faulty entry

@@ -551,7 +551,7 @@ void OffloadWalker::BuildGraph(const ReportOptions& options) {
                       ? std::string(instr->custom_call_target())
                       : std::string(HloOpcodeString(instr->opcode()));
     node.shape = ShortShape(instr->shape());
-    node.computation = instr->parent()->name();
+    node.computation = std::string(instr->input_computation());
     node.loc = instr->loc();
     node.on_path = on_path;
     node.annotation = IsOffloadAnnotation(instr);
@@ -928,12 +928,17 @@ absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
       }
     }
   }
-  // The HostOffloader's input: annotations converted, copies legalized.
-  report.pipeline = RunPipelinePasses(
-      *module,
-      {"convert-memory-placement-to-internal-annotations",
-       "host-offload-legalize"},
-      options.offload);
+  // The HostOffloader's input: the pipeline's passes before it (annotations
+  // converted, copies legalized; with XLA's order also calls inlined and the
+  // module simplified).
+  std::vector<absl::string_view> before_offloader;
+  for (absl::string_view pass :
+       options.xla_pipeline && !report.earlier_offloading.has_value()
+           ? XlaPipeline()
+           : DefaultPipeline()) {
+    if (pass != "host-offloader") before_offloader.push_back(pass);
+  }
+  report.pipeline = RunPipelinePasses(*module, before_offloader, options.offload);
   {
     CallGraph call_graph(*module);
     OffloadWalker walker(*module, call_graph, report);

@@ -268,6 +268,9 @@ struct Report {
 struct ReportOptions {
   // The pipeline's options (the XLA debug flags of the command line).
   OffloadOptions offload;
+  // The passes before the offloader: XLA's order (XlaPipeline) or, when
+  // false, the offloading passes alone (DefaultPipeline).
+  bool xla_pipeline = true;
   // The most nodes drawn; the rest are counted in ReportGraph::omitted_nodes.
   int64_t max_graph_nodes = 400;
   // Context nodes drawn around each path node (operands and users each).

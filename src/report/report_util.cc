@@ -20,7 +20,8 @@ std::string InputName(const Instruction* instr) {
 }
 
 InstructionRef Ref(const Instruction* instr) {
-  return InstructionRef{InputName(instr), instr->parent()->name(), instr->loc()};
+  return InstructionRef{InputName(instr), std::string(instr->input_computation()),
+                        instr->loc()};
 }
 
 ProgramSource SourceOf(const Module& module, const Instruction* instr) {

@@ -173,8 +173,8 @@ void CollectTransfers(const Module& module,
   }
   auto mark = [&](const Instruction* instr, absl::string_view kind) {
     auto it = transfer_at.find(
-        std::make_pair(std::string(instr->parent()->name()),
-                       std::string(instr->name())));
+        std::make_pair(std::string(instr->input_computation()),
+                       report_util::InputName(instr)));
     if (it != transfer_at.end()) report.transfers[it->second].pipelined = std::string(kind);
   };
   for (const PipelinedHostWrite& found :

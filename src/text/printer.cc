@@ -3,8 +3,11 @@
 // from the IR (names and unmodified attributes are views of the input).
 #include "text/printer.h"
 
+#include <cstring>
+
 #include "absl/strings/ascii.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 
@@ -15,20 +18,54 @@ void Append(std::string& out, absl::string_view text) {
   out.append(text.data(), text.size());
 }
 
+// What a printed name is: an instruction's (also as an operand or control
+// predecessor), or a module's or computation's.
+enum class NameKind { kInstruction, kModuleOrComputation };
+
+// True for the words XLA's lexer never reads as a plain identifier
+// (xla/hlo/parser/hlo_lexer.cc, HloLexer::LexIdentifier): its keywords, the
+// sharding keywords, true/false/inf/nan and the primitive type names that
+// primitive_util knows (tuple and buffer are not reserved). Only after `%` is
+// such a word a name (HloLexer::LexPercent): `HloModule %manual` parses in
+// XLA, `HloModule manual` does not ("expects name"; jaxlib 0.10.2's
+// hlo_module_from_text, tests/python/oracle/test_xla_reserved_names.py).
+// An instruction named like a primitive type has no spelling XLA reads:
+// its parser refuses the name even after `%` ("illegal instruction name",
+// what NameUniquer::GetSanitizedName would rename), so such names print as
+// written, bare.
+bool IsReservedWord(absl::string_view name, NameKind kind) {
+  // Every reserved word has 2 to 23 characters and no '.'; most printed names
+  // (add.5, custom-call.1102) fail this test before any lookup.
+  if (name.size() < 2 || name.size() > 23 ||
+      std::memchr(name.data(), '.', name.size()) != nullptr) {
+    return false;
+  }
+  static const auto* const kKeywords = new absl::flat_hash_set<absl::string_view>{
+      // The format's own keywords.
+      "HloModule", "ENTRY", "ROOT", "FileNames", "FunctionNames", "FileLocations",
+      "StackFrames",
+      // Literal and sharding keywords.
+      "true", "false", "inf", "nan", "maximal", "replicated", "manual",
+      "last_tile_dim_replicate", "shard_as", "shard_like", "unknown", "unreduced"};
+  static const auto* const kPrimitiveTypes = new absl::flat_hash_set<absl::string_view>{
+      "pred", "s1", "s2", "s4", "s8", "s16", "s32", "s64", "u1", "u2", "u4", "u8",
+      "u16", "u32", "u64", "f16", "f32", "bf16", "f64", "c64", "c128", "f8e5m2",
+      "f8e4m3", "f8e4m3fn", "f8e4m3b11fnuz", "f8e5m2fnuz", "f8e4m3fnuz", "f8e3m4",
+      "f4e2m1fn", "f8e8m0fnu", "token", "opaque"};
+  if (kKeywords->contains(name)) return true;
+  return kind == NameKind::kModuleOrComputation && kPrimitiveTypes->contains(name);
+}
+
 // Appends `name` bare, as today's XLA prints it, unless the bare form would
 // not read back as that name: one that does not start like an identifier
-// (the parser accepts `%0` and `%.20`) or one that is a keyword of the
-// format. Those keep the `%` that makes them names.
-void AppendName(std::string& out, absl::string_view name) {
-  static constexpr absl::string_view kKeywords[] = {
-      "ROOT", "ENTRY", "HloModule", "FileNames", "FunctionNames",
-      "FileLocations", "StackFrames"};
+// (the parser accepts `%0` and `%.20`) or one that XLA's lexer reserves
+// (IsReservedWord). Those keep the `%` that makes them names.
+void AppendName(std::string& out, absl::string_view name,
+                NameKind kind = NameKind::kInstruction) {
   bool bare = !name.empty() &&
               (absl::ascii_isalpha(static_cast<unsigned char>(name[0])) ||
-               name[0] == '_');
-  if (bare && absl::ascii_isupper(static_cast<unsigned char>(name[0]))) {
-    for (absl::string_view keyword : kKeywords) bare &= name != keyword;
-  }
+               name[0] == '_') &&
+              !IsReservedWord(name, kind);
   if (!bare) out += '%';
   Append(out, name);
 }
@@ -109,7 +146,8 @@ class Printer {
           if (attr.is_list()) out += '{';
           for (size_t i = 0; i < attr.count(); ++i) {
             if (i) out += ", ";
-            AppendName(out, instr.called_computations()[attr.first() + i]->name());
+            AppendName(out, instr.called_computations()[attr.first() + i]->name(),
+                       NameKind::kModuleOrComputation);
           }
           if (attr.is_list()) out += '}';
           break;
@@ -198,7 +236,7 @@ class Printer {
     std::string& out = out_;
     cache_shapes_ = true;
     out += "HloModule ";
-    AppendName(out, module.name());
+    AppendName(out, module.name(), NameKind::kModuleOrComputation);
     const auto& attrs = module.header_attributes();
     for (size_t i = 0; i <= attrs.size(); ++i) {
       if (i == module.entry_layout_position()) {
@@ -217,7 +255,7 @@ class Printer {
       if (!first) out += '\n';
       first = false;
       if (comp->IsEntry()) out += "ENTRY ";
-      AppendName(out, comp->name());
+      AppendName(out, comp->name(), NameKind::kModuleOrComputation);
       out += " {\n";
       for (const hloff::Instruction* instr : comp->MakeInstructionPostOrder()) {
         out += instr->IsRoot() ? "  ROOT " : "  ";

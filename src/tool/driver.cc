@@ -35,6 +35,7 @@ struct Flags {
   std::string output;
   bool in_place = false;
   std::string passes;
+  std::string pipeline = "xla";
   bool no_lints = false;
   OffloadOptions offload;
   std::string pinned_host_budget;
@@ -90,6 +91,13 @@ void AddInputs(CLI::App* app, Flags& flags, const std::string& description,
 // The passes' flags; `as_for_check`: report's shorter descriptions.
 void AddOffloadFlags(CLI::App* app, Flags& flags, bool as_for_check) {
   OffloadOptions& offload = flags.offload;
+  app->add_option("--pipeline", flags.pipeline,
+                  as_for_check
+                      ? "as for check: xla (default) or offload"
+                      : "xla (default): XLA's GPU order up to the offloader, "
+                        "with the passes before it that change what it sees; "
+                        "offload: the three offloading passes alone")
+      ->check(CLI::IsMember({"xla", "offload"}));
   app->add_flag("--disable-automatic-host-compute-offload",
                 offload.disable_automatic_host_compute_offload,
                 as_for_check
@@ -134,6 +142,8 @@ PipelineOptions OptionsFrom(const Flags& flags) {
   for (absl::string_view p : absl::StrSplit(flags.passes, ',', absl::SkipEmpty())) {
     options.passes.emplace_back(p);
   }
+  options.pipeline =
+      flags.pipeline == "offload" ? PassPipeline::kOffload : PassPipeline::kXla;
   options.lints = !flags.no_lints;
   options.offload = flags.offload;
   options.trace_level = flags.trace_level;
@@ -431,7 +441,11 @@ std::string PassesFooter() {
   for (const PassInfo& info : PassRegistry()) {
     absl::StrAppend(&footer, "  ", info.name, "\n      ", info.description, "\n");
   }
-  absl::StrAppend(&footer, "\nDefault pipeline: ");
+  absl::StrAppend(&footer, "\nDefault pipeline (--pipeline=xla): ");
+  for (size_t i = 0; i < XlaPipeline().size(); ++i) {
+    absl::StrAppend(&footer, i ? ", " : "", XlaPipeline()[i]);
+  }
+  absl::StrAppend(&footer, "\n--pipeline=offload: ");
   for (size_t i = 0; i < DefaultPipeline().size(); ++i) {
     absl::StrAppend(&footer, i ? ", " : "", DefaultPipeline()[i]);
   }

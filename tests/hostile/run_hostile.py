@@ -291,6 +291,22 @@ def built_cases(rng):
         + b"".join(b"  c%d = f32[] call(p), to_apply=f\n" % i for i in range(callers))
         + b"  ROOT t = (" + b", ".join([b"f32[]"] * callers) + b") tuple("
         + b", ".join(b"c%d" % i for i in range(callers)) + b")\n}\n")))
+    # A wide tuple taken apart and put together again: tuple-simplifier
+    # replaces every get-tuple-element, each an operand of one wide tuple.
+    wide = n // 2
+    cases.append(("wide-tuple-of-get-tuple-elements", module(
+        b"ENTRY e {\n  p = f32[] parameter(0)\n"
+        + b"  t = (" + b", ".join([b"f32[]"] * wide) + b") tuple("
+        + b", ".join([b"p"] * wide) + b")\n"
+        + b"".join(b"  g%d = f32[] get-tuple-element(t), index=%d\n" % (i, i) for i in range(wide))
+        + b"  ROOT r = (" + b", ".join([b"f32[]"] * wide) + b") tuple("
+        + b", ".join(b"g%d" % i for i in range(wide)) + b")\n}\n")))
+    # Reshapes that algsimp makes bitcasts, each an operand of one wide tuple.
+    cases.append(("wide-tuple-of-bitcast-reshapes", module(
+        b"ENTRY e {\n  p = f32[1]{0} parameter(0)\n"
+        + b"".join(b"  r%d = f32[] reshape(p)\n" % i for i in range(wide))
+        + b"  ROOT t = (" + b", ".join([b"f32[]"] * wide) + b") tuple("
+        + b", ".join(b"r%d" % i for i in range(wide)) + b")\n}\n")))
     chain = b"".join(b"  c%d = f32[8]{0} negate(c%d)\n" % (i + 1, i) for i in range(n))
     cases.append(("long-chain", module(
         b"ENTRY e {\n  c0 = f32[8]{0} parameter(0)\n" + chain

@@ -1,0 +1,521 @@
+// hlo_offload._core: the nanobind extension behind the Python package. It
+// binds the library flow of pipeline/pipeline.h (check, opt, fix, fmt,
+// report) and its renderers, which give byte for byte what the command line
+// prints; hlo_offload/__init__.py builds the public API on it.
+//
+// Every call that works on a module releases the GIL. A file is read by the
+// pipeline as the command line reads it (mapped); a text (a bytes object, or a
+// str's UTF-8 form, which for ASCII text is the object's own storage) is
+// handed over as a view of the object's buffer, without a copy here, and the
+// pipeline takes its one copy (RunPipeline(Command, absl::string_view, ...)).
+// Only the results that Python asks for become Python objects, with the GIL
+// held again. Bad input is never an exception here: it is a diagnostic, a
+// read error or a parse error in the Outcome, which the Python layer turns
+// into its exceptions; bad arguments raise ValueError or TypeError.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "diag/diagnostic.h"
+#include "diag/render.h"
+#include "ir/hlo.h"
+#include "ir/shape.h"
+#include "passes/offload_fixes.h"
+#include "passes/pass.h"
+#include "pipeline/pipeline.h"
+#include "text/parser.h"
+#include "support/byte_size.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace hloff {
+namespace {
+
+// Bytes as a Python bytes object (one copy, into Python's memory).
+nb::bytes ToBytes(absl::string_view text) {
+  return nb::bytes(text.data(), text.size());
+}
+
+std::optional<Command> ParseCommand(absl::string_view name) {
+  if (name == "check") return Command::kCheck;
+  if (name == "opt") return Command::kOpt;
+  if (name == "fix") return Command::kFix;
+  if (name == "fmt") return Command::kFmt;
+  if (name == "report") return Command::kReport;
+  return std::nullopt;
+}
+
+std::optional<DiagnosticFormat> ParseDiagnosticFormat(absl::string_view name) {
+  if (name == "text") return DiagnosticFormat::kText;
+  if (name == "xla") return DiagnosticFormat::kXla;
+  if (name == "json") return DiagnosticFormat::kJson;
+  if (name == "sarif") return DiagnosticFormat::kSarif;
+  return std::nullopt;
+}
+
+std::optional<ReportFormat> ParseReportFormat(absl::string_view name) {
+  if (name == "text") return ReportFormat::kText;
+  if (name == "json") return ReportFormat::kJson;
+  if (name == "dot") return ReportFormat::kDot;
+  if (name == "html") return ReportFormat::kHtml;
+  return std::nullopt;
+}
+
+// The memory space of each array leaf of `shape`, in leaf order (the order
+// of PipelineOptions::output_paths); -1 for a token or opaque leaf.
+void LeafMemorySpaces(const Shape& shape, std::vector<int64_t>& out) {
+  // Iterative pre-order over the tuple tree (shapes are bounded in depth by
+  // the parser, but no recursion is needed).
+  std::vector<const Shape*> stack = {&shape};
+  while (!stack.empty()) {
+    const Shape* s = stack.back();
+    stack.pop_back();
+    if (s->IsTuple()) {
+      for (auto it = s->tuple_shapes.rbegin(); it != s->tuple_shapes.rend(); ++it) {
+        stack.push_back(&*it);
+      }
+      continue;
+    }
+    out.push_back(s->IsArray() ? s->memory_space() : -1);
+  }
+}
+
+std::vector<int64_t> IndexVector(const ShapeIndex& index) {
+  return std::vector<int64_t>(index.begin(), index.end());
+}
+
+// The result of one run, owned by Python. `keepalive` holds the text object
+// the pipeline was given (a view of it would stay valid were the pipeline
+// ever to keep one instead of its copy).
+class Outcome {
+ public:
+  Outcome(PipelineResult result, nb::object keepalive)
+      : result_(std::move(result)), keepalive_(std::move(keepalive)) {}
+  Outcome(const Outcome&) = delete;
+  Outcome& operator=(const Outcome&) = delete;
+
+  const PipelineResult& result() const { return result_; }
+  PipelineResult& mutable_result() { return result_; }
+  // Frees the modules and the input now instead of when Python collects the
+  // object; the Outcome keeps only what was already rendered.
+  void Release() {
+    PipelineResult empty;
+    empty.command = result_.command;
+    empty.path = result_.path;
+    empty.file = result_.file;
+    empty.exit_status = result_.exit_status;
+    empty.read_error = result_.read_error;
+    empty.unchanged = result_.unchanged;
+    {
+      nb::gil_scoped_release release;
+      PipelineResult gone = std::move(result_);
+      result_ = std::move(empty);
+    }
+    keepalive_ = nb::none();
+    released_ = true;
+  }
+  bool released() const { return released_; }
+  // Drops the input text (a mapped file is unmapped) and the modules, keeping
+  // the diagnostics: what the JSON and SARIF renderers need. After it no
+  // source line can be rendered and no module printed.
+  void DropInput() {
+    std::shared_ptr<const TextBuffer> input = std::move(result_.input);
+    std::vector<std::unique_ptr<Module>> modules;
+    for (ModuleResult& m : result_.modules) modules.push_back(std::move(m.module));
+    {
+      nb::gil_scoped_release release;
+      modules.clear();
+      input.reset();
+    }
+    keepalive_ = nb::none();
+    input_dropped_ = true;
+  }
+  bool input_dropped() const { return input_dropped_; }
+
+ private:
+  PipelineResult result_;
+  nb::object keepalive_;
+  bool released_ = false;
+  bool input_dropped_ = false;
+};
+
+void RequireLive(const Outcome& o) {
+  if (o.released()) {
+    throw nb::value_error("this outcome was released; its modules are gone");
+  }
+}
+
+struct RunArgs {
+  std::string command;
+  std::string path;
+  bool split_input = false;
+  bool lints = true;
+  std::optional<int64_t> pinned_host_budget;
+  std::vector<std::string> passes;
+  std::string pipeline = "xla";  // PassPipeline: "xla" or "offload"
+  std::string strategy = "host-output";
+  int64_t max_nodes = 400;
+  std::vector<std::string> output_paths;
+  std::vector<std::string> input_paths;
+  bool disable_automatic_host_compute_offload = false;
+  bool allow_h2h_copy = false;
+  bool fix_entry_layout_unless_customized = false;
+  int trace_level = 0;
+  bool keep_modules = false;
+  int parse_threads = 0;  // 0: every core
+};
+
+PipelineOptions MakeOptions(const RunArgs& a) {
+  PipelineOptions options;
+  options.path = a.path;
+  options.split_input = a.split_input;
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  options.parse_threads = a.parse_threads > 0 ? a.parse_threads
+                                              : static_cast<int>(cores);
+  options.passes = a.passes;
+  options.pipeline =
+      a.pipeline == "offload" ? PassPipeline::kOffload : PassPipeline::kXla;
+  options.lints = a.lints;
+  options.offload.disable_automatic_host_compute_offload =
+      a.disable_automatic_host_compute_offload;
+  options.offload.allow_h2h_copy_when_automatic_host_compute_offload_disabled =
+      a.allow_h2h_copy;
+  options.offload.fix_entry_layout_unless_customized =
+      a.fix_entry_layout_unless_customized;
+  options.lint.pinned_host_budget = a.pinned_host_budget;
+  options.trace_level = a.trace_level;
+  options.trace = nullptr;  // kept per module, printed by the renderers
+  options.report_max_nodes = a.max_nodes;
+  options.print_to_string = true;
+  options.keep_modules = a.keep_modules;
+  options.output_paths = a.output_paths;
+  options.input_paths = a.input_paths;
+  return options;
+}
+
+// run(command, text, file, ...): runs `command` on `text` (bytes or str)
+// or, when `text` is None, on the file `file` (mapped, as the command line
+// reads it). Usage errors of the caller (an unknown command, pass or
+// strategy, a negative budget) raise ValueError; everything about the
+// input is in the Outcome.
+Outcome* Run(const std::string& command, nb::object text,
+             std::optional<std::string> file, const RunArgs& args) {
+  std::optional<Command> cmd = ParseCommand(command);
+  if (!cmd) throw nb::value_error(("unknown command '" + command + "'").c_str());
+  if (auto unknown = UnknownPass(args.passes)) {
+    throw nb::value_error(
+        ("unknown pass '" + *unknown + "' (see hlo_offload.passes())").c_str());
+  }
+  std::optional<FixStrategy> strategy = ParseFixStrategy(args.strategy);
+  if (!strategy) {
+    throw nb::value_error(("unknown fix strategy '" + args.strategy +
+                           "' (host-output or move-to-device)")
+                              .c_str());
+  }
+  if (args.pinned_host_budget && *args.pinned_host_budget < 0) {
+    throw nb::value_error("pinned_host_budget is a number of bytes, 0 or more");
+  }
+  if (args.max_nodes < 0) throw nb::value_error("max_nodes is 0 or more");
+  if (args.trace_level < 0) throw nb::value_error("trace is 0 or more");
+  PipelineOptions options = MakeOptions(args);
+  options.fix_strategy = *strategy;
+
+  const char* data = nullptr;
+  Py_ssize_t size = 0;
+  if (text.is_none()) {
+    if (!file) throw nb::type_error("run() needs text or a file");
+  } else if (nb::isinstance<nb::bytes>(text)) {
+    data = PyBytes_AS_STRING(text.ptr());
+    size = PyBytes_GET_SIZE(text.ptr());
+  } else if (nb::isinstance<nb::str>(text)) {
+    // The UTF-8 form of a str: for ASCII text Python's own buffer, else
+    // made once and cached on the object.
+    data = PyUnicode_AsUTF8AndSize(text.ptr(), &size);
+    if (data == nullptr) throw nb::python_error();
+  } else {
+    throw nb::type_error("text must be bytes or str");
+  }
+
+  PipelineResult result;
+  {
+    nb::gil_scoped_release release;
+    if (text.is_none()) {
+      result = RunPipelineOnFile(*cmd, *file, options);
+    } else {
+      result = RunPipeline(
+          *cmd, absl::string_view(data, static_cast<size_t>(size)), options);
+    }
+  }
+  return new Outcome(std::move(result), text);
+}
+
+std::vector<const PipelineResult*> Results(const std::vector<Outcome*>& outcomes) {
+  std::vector<const PipelineResult*> results;
+  for (const Outcome* o : outcomes) {
+    if (o == nullptr) throw nb::type_error("outcomes must not contain None");
+    RequireLive(*o);
+    results.push_back(&o->result());
+  }
+  return results;
+}
+
+// One module's facts, as a dict.
+nb::dict ModuleInfo(const ModuleResult& m, const PipelineResult& result) {
+  nb::dict d;
+  d["name"] = m.module_name;
+  d["parse_failed"] = m.parse_failed;
+  d["failed"] = m.failed;
+  d["unchanged"] = m.unchanged;
+  d["report_error"] = ToBytes(m.report_error);
+  if (m.parse_failed) {
+    d["parse_error"] = ToBytes(m.parse_error);
+    uint32_t line = 0, column = 0;
+    std::string message;
+    for (const Diagnostic& diag : m.diagnostics) {
+      if (diag.code != DiagCode::kHO0001) continue;
+      line = diag.loc.line;
+      column = diag.loc.column;
+      message = diag.message;
+      break;
+    }
+    d["parse_line"] = line;
+    d["parse_column"] = column;
+    d["parse_message"] = ToBytes(message);
+  }
+  nb::list fixed;
+  for (const ShapeIndex& index : m.fixed_outputs) {
+    fixed.append(nb::tuple(nb::cast(IndexVector(index))));
+  }
+  d["fixed_outputs"] = fixed;
+  d["fixed_output_paths"] = m.fixed_output_paths;
+  if (m.module != nullptr) {
+    const EntryComputationLayout& layout = m.module->entry_computation_layout();
+    std::vector<int64_t> out_spaces;
+    LeafMemorySpaces(layout.result, out_spaces);
+    d["output_memory_spaces"] = out_spaces;
+    d["result_is_tuple"] = layout.result.IsTuple();
+    std::vector<int64_t> in_spaces;
+    for (const Shape& p : layout.parameters) LeafMemorySpaces(p, in_spaces);
+    d["input_memory_spaces"] = in_spaces;
+  }
+  return d;
+}
+
+// Every diagnostic of every module alone, rendered as text (with the source
+// lines of the input), as one bytes object and the offset where each starts
+// (plus its end): one Python object however many diagnostics there are.
+nb::tuple DiagnosticTexts(const Outcome& o) {
+  std::string all;
+  std::vector<size_t> offsets;
+  {
+    nb::gil_scoped_release release;
+    const PipelineResult& result = o.result();
+    SourceText source{result.path,
+                      result.input ? result.input->text() : absl::string_view(),
+                      {}};
+    for (const ModuleResult& m : result.modules) {
+      for (const Diagnostic& diag : m.diagnostics) {
+        offsets.push_back(all.size());
+        if (!m.parse_failed) all += RenderText(diag, source);
+      }
+    }
+    offsets.push_back(all.size());
+  }
+  return nb::make_tuple(ToBytes(all), nb::cast(offsets));
+}
+
+// (errors, warnings, notes) over every module.
+std::tuple<size_t, size_t, size_t> Counts(const Outcome& o) {
+  size_t errors = 0, warnings = 0, notes = 0;
+  for (const ModuleResult& m : o.result().modules) {
+    for (const Diagnostic& d : m.diagnostics) {
+      if (d.severity == Severity::kError) ++errors;
+      else if (d.severity == Severity::kWarning) ++warnings;
+      else ++notes;
+    }
+  }
+  return {errors, warnings, notes};
+}
+
+template <typename Fn>
+nb::bytes Rendered(Fn&& fn) {
+  std::string text;
+  {
+    nb::gil_scoped_release release;
+    text = fn();
+  }
+  return ToBytes(text);
+}
+
+}  // namespace
+}  // namespace hloff
+
+NB_MODULE(_core, m) {
+  using namespace hloff;
+  m.doc() =
+      "The C++ core of hlo_offload (pipeline/pipeline.h). Use the functions of "
+      "the hlo_offload package; this module's interface may change.";
+
+  nb::class_<RunArgs>(m, "RunArgs",
+                      "Options of run(), as PipelineOptions (pipeline/pipeline.h).")
+      .def(nb::init<>())
+      .def_rw("path", &RunArgs::path)
+      .def_rw("split_input", &RunArgs::split_input)
+      .def_rw("lints", &RunArgs::lints)
+      .def_rw("pinned_host_budget", &RunArgs::pinned_host_budget)
+      .def_rw("passes", &RunArgs::passes)
+      .def_rw("pipeline", &RunArgs::pipeline)
+      .def_rw("strategy", &RunArgs::strategy)
+      .def_rw("max_nodes", &RunArgs::max_nodes)
+      .def_rw("output_paths", &RunArgs::output_paths)
+      .def_rw("input_paths", &RunArgs::input_paths)
+      .def_rw("disable_automatic_host_compute_offload",
+              &RunArgs::disable_automatic_host_compute_offload)
+      .def_rw("allow_h2h_copy", &RunArgs::allow_h2h_copy)
+      .def_rw("fix_entry_layout_unless_customized",
+              &RunArgs::fix_entry_layout_unless_customized)
+      .def_rw("trace_level", &RunArgs::trace_level)
+      .def_rw("keep_modules", &RunArgs::keep_modules)
+      .def_rw("parse_threads", &RunArgs::parse_threads);
+
+  nb::class_<Outcome>(m, "Outcome",
+                      "What one run gave (pipeline/pipeline.h PipelineResult).")
+      .def_prop_ro("exit_status",
+                   [](const Outcome& o) { return o.result().exit_status; })
+      .def_prop_ro("read_error",
+                   [](const Outcome& o) { return ToBytes(o.result().read_error); })
+      .def_prop_ro("path", [](const Outcome& o) { return o.result().path; })
+      .def_prop_ro("unchanged", [](const Outcome& o) { return o.result().unchanged; })
+      .def_prop_ro("module_count",
+                   [](const Outcome& o) { return o.result().modules.size(); })
+      .def("modules",
+           [](const Outcome& o) {
+             RequireLive(o);
+             nb::list list;
+             for (const ModuleResult& mr : o.result().modules) {
+               list.append(ModuleInfo(mr, o.result()));
+             }
+             return list;
+           },
+           "A dict per module: name, parse_failed (+ parse_error, parse_line, "
+           "parse_column, parse_message), failed, unchanged, fixed_outputs, "
+           "fixed_output_paths, the entry layout's leaf memory spaces when the "
+           "module was kept.")
+      .def("diagnostics",
+           [](const Outcome& o, const std::string& format, bool several) {
+             RequireLive(o);
+             if (o.input_dropped()) throw nb::value_error("the input was dropped");
+             auto f = ParseDiagnosticFormat(format);
+             if (!f) throw nb::value_error(("unknown format '" + format + "'").c_str());
+             return Rendered([&] {
+               return RenderDiagnostics(o.result(), *f, RenderOptions{several});
+             });
+           },
+           "format"_a = "text", "several"_a = false,
+           "What the command line writes on standard error (RenderDiagnostics).")
+      .def("diagnostic_texts",
+           [](const Outcome& o) {
+             RequireLive(o);
+             if (o.input_dropped()) throw nb::value_error("the input was dropped");
+             return DiagnosticTexts(o);
+           },
+           "(bytes, offsets): each diagnostic as the command line prints it, "
+           "diagnostic i being bytes[offsets[i]:offsets[i+1]].")
+      .def("counts", [](const Outcome& o) { return Counts(o); },
+           "(errors, warnings, notes) over every module.")
+      .def("drop_input", &Outcome::DropInput,
+           "Frees the input text and the modules, keeping the diagnostics.")
+      .def("release", &Outcome::Release,
+           "Frees the modules and the input now.");
+
+  m.def("run", &Run, "command"_a, "text"_a.none(), "file"_a.none(), "args"_a,
+        nb::rv_policy::take_ownership,
+        "Runs check/opt/fix/fmt/report on text (bytes or str) or a file; the "
+        "GIL is released meanwhile.");
+  m.def("render_json",
+        [](const std::vector<Outcome*>& outcomes) {
+          auto results = Results(outcomes);
+          return Rendered([&] { return RenderJson(results); });
+        },
+        "The `check --format=json` document of the outcomes.");
+  m.def("render_sarif",
+        [](const std::vector<Outcome*>& outcomes) {
+          auto results = Results(outcomes);
+          return Rendered([&] { return RenderSarif(results); });
+        },
+        "The `check --format=sarif` document of the outcomes.");
+  m.def("render_reports",
+        [](const std::vector<Outcome*>& outcomes, const std::string& format) {
+          auto f = ParseReportFormat(format);
+          if (!f) throw nb::value_error(("unknown report format '" + format + "'").c_str());
+          auto results = Results(outcomes);
+          return Rendered([&] { return RenderReports(results, *f); });
+        },
+        "outcomes"_a, "format"_a, "What `report --format=FORMAT` writes.");
+  m.def("printed_modules",
+        [](const std::vector<Outcome*>& outcomes) {
+          auto results = Results(outcomes);
+          return Rendered([&] { return PrintedModules(results); });
+        },
+        "What opt, fix or fmt writes as output.");
+  m.def("explain",
+        [](const std::string& code) -> std::optional<std::string> {
+          auto parsed = ParseDiagCode(code);
+          if (!parsed) return std::nullopt;
+          return ExplainCode(*parsed);
+        },
+        "The documentation page of a diagnostic code, or None if unknown.");
+  m.def("codes",
+        [] {
+          std::vector<std::tuple<std::string, std::string, std::string, std::string>> out;
+          for (DiagCode c : AllDiagCodes()) {
+            Severity s = DiagCodeSeverity(c);
+            out.emplace_back(std::string(DiagCodeString(c)),
+                             std::string(DiagCodeName(c)),
+                             s == Severity::kError     ? "error"
+                             : s == Severity::kWarning ? "warning"
+                                                       : "note",
+                             std::string(DiagCodeSummary(c)));
+          }
+          return out;
+        },
+        "(code, name, severity, summary) of every diagnostic code.");
+  m.def("passes",
+        [] {
+          std::vector<std::tuple<std::string, std::string>> out;
+          for (const PassInfo& info : PassRegistry()) {
+            out.emplace_back(std::string(info.name), std::string(info.description));
+          }
+          return out;
+        },
+        "(name, description) of every registered pass.");
+  m.def("default_pipeline", [] {
+    std::vector<std::string> out;
+    for (absl::string_view p : DefaultPipeline()) out.emplace_back(p);
+    return out;
+  });
+  m.def("parse_byte_size",
+        [](const std::string& text) -> nb::object {
+          auto bytes = ParseByteSize(text);
+          if (!bytes.ok()) return nb::str(std::string(bytes.status().message()).c_str());
+          return nb::int_(*bytes);
+        },
+        "A byte size as --pinned-host-budget spells it ('16GiB'): an int, or "
+        "the reason it is not one (a str).");
+  m.def("version", [] { return std::string(ToolVersion()); });
+  m.attr("MAX_INPUT_BYTES") = kMaxInputBytes;
+}

@@ -1,0 +1,324 @@
+"""`python -m hlo_offload` and the `hlo-offload` console command: the command line of
+docs/CLI.md, plus StableHLO files.
+
+Without a StableHLO input the package's `hlo-offload` program runs with the same arguments
+(the process becomes it: same output, same exit status). When a FILE ends in `.mlir` (JAX's
+`Lowered.as_text()`), the run happens here: each StableHLO file becomes the HLO module XLA
+would compile from it (`hlo_offload._jax`, needs jax), with JAX's pytree path of every
+entry output and parameter, so that `check --format=json` gives `output_path` and
+`input_path`, and the text names the output by its path. Lines and columns of such a file
+are those of that HLO module (`fmt FILE` prints it).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+
+USAGE_EXIT = 2
+_STABLEHLO_COMMANDS = ("check", "opt", "fix", "fmt", "report")
+
+
+def _executable() -> str:
+    from importlib.util import find_spec
+    spec = find_spec("hlo_offload._core")
+    if spec is None or spec.origin is None:
+        raise SystemExit("hlo-offload: error: the package's extension is not installed")
+    return os.path.join(os.path.dirname(spec.origin), "bin", "hlo-offload")
+
+
+def _subcommand(argv):
+    """The subcommand (first argument that does not start with '-') and its index."""
+    for i, a in enumerate(argv):
+        if a == "--":
+            return None, -1
+        if not a.startswith("-"):
+            return a, i
+    return None, -1
+
+
+def _stablehlo_inputs(argv, index) -> bool:
+    after_dashes = False
+    for a in argv[index + 1:]:
+        if a == "--" and not after_dashes:
+            after_dashes = True
+            continue
+        if (after_dashes or not a.startswith("-")) and a.endswith(".mlir"):
+            return True
+    return False
+
+
+def main(argv=None, *, replace_process: bool = True) -> int:
+    """Runs the command line on `argv` (default sys.argv[1:]); returns the exit status.
+    With replace_process (the console command), a run without StableHLO inputs replaces
+    this process by the `hlo-offload` program; otherwise it runs as a child."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command, index = _subcommand(argv)
+    if command in _STABLEHLO_COMMANDS and _stablehlo_inputs(argv, index):
+        return _StableHloRun(command, argv[:index] + argv[index + 1:]).run()
+    exe = _executable()
+    if replace_process:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execv(exe, ["hlo-offload", *argv])
+    return subprocess.call([exe, *argv])
+
+
+def console_main() -> None:
+    """The `hlo-offload` console command."""
+    sys.exit(main())
+
+
+class _Usage(Exception):
+    pass
+
+
+class _StableHloRun:
+    """One run of check/opt/fix/fmt/report over files of which some are StableHLO."""
+
+    def __init__(self, command: str, args):
+        self.command = command
+        self.args = args
+
+    # -- arguments ---------------------------------------------------------------------
+
+    def _parse(self):
+        c = self.command
+        opts = {"format": "text", "output": None, "in_place": False, "strategy": None,
+                "passes": [], "lints": True, "budget": None, "trace": 0, "split": False,
+                "max_nodes": 400, "flags": {}, "files": []}
+        with_value = {"--format", "-o", "--output", "--strategy", "--passes",
+                      "--pinned-host-budget", "--max-nodes"}
+        flags = {
+            "--disable-automatic-host-compute-offload": "xla_disable_automatic_host_compute_offload",
+            "--allow-h2h-copy-when-automatic-host-compute-offload-disabled":
+                "xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled",
+            "--fix-entry-layout-unless-customized": "fix_entry_layout_unless_customized",
+        }
+        args = list(self.args)
+        i = 0
+        only_files = False
+        while i < len(args):
+            a = args[i]
+            i += 1
+            if only_files or not a.startswith("-") or a == "-":
+                opts["files"].append(a)
+                continue
+            if a == "--":
+                only_files = True
+                continue
+            name, eq, value = a.partition("=")
+            if eq and value == "":
+                raise _Usage(f"'{a}' has nothing after '='")
+            if name in ("--help", "-h"):
+                raise _Usage("--help: run 'hlo-offload " + c + " --help' (without a .mlir file)")
+            if name == "--trace":
+                if eq:
+                    if not value.isdigit():
+                        raise _Usage(f"the trace level is a whole number, 0 or more (got '{value}')")
+                    opts["trace"] = int(value)
+                else:
+                    opts["trace"] = 1
+                continue
+            if name in flags and not eq:
+                opts["flags"][flags[name]] = True
+                continue
+            if name == "--no-lints" and not eq:
+                opts["lints"] = False
+                continue
+            if name == "--split-input-file" and not eq:
+                opts["split"] = True
+                continue
+            if name == "--in-place" and not eq:
+                opts["in_place"] = True
+                continue
+            if name in with_value:
+                if not eq:
+                    if i >= len(args):
+                        raise _Usage(f"{name} needs a value")
+                    value = args[i]
+                    i += 1
+                if value == "":
+                    raise _Usage(f"{name} needs a value (it is empty)")
+                if name == "--format":
+                    opts["format"] = value
+                elif name in ("-o", "--output"):
+                    opts["output"] = value
+                elif name == "--strategy":
+                    opts["strategy"] = value
+                elif name == "--passes":
+                    opts["passes"] = [p for p in value.split(",") if p]
+                    if not opts["passes"]:
+                        raise _Usage("--passes names no pass (see --list-passes)")
+                elif name == "--pinned-host-budget":
+                    opts["budget"] = value
+                elif name == "--max-nodes":
+                    if not value.isdigit():
+                        raise _Usage(f"--max-nodes: '{value}' is not a whole number")
+                    opts["max_nodes"] = int(value)
+                continue
+            raise _Usage(f"the following argument was not expected: {a}")
+        allowed_formats = {"check": ("text", "xla", "json", "sarif"),
+                           "report": ("text", "json", "dot", "html")}
+        if c in allowed_formats:
+            if opts["format"] not in allowed_formats[c]:
+                raise _Usage(f"--format: '{opts['format']}' is not one of "
+                             f"{', '.join(allowed_formats[c])}")
+        elif opts["format"] != "text":
+            raise _Usage(f"{c} takes no --format")
+        if c == "fix":
+            if opts["strategy"] is None:
+                raise _Usage("--strategy is required (host-output or move-to-device)")
+            if opts["strategy"] not in ("host-output", "move-to-device"):
+                raise _Usage(f"--strategy: '{opts['strategy']}' is not host-output or "
+                             "move-to-device")
+        if opts["in_place"]:
+            raise _Usage("--in-place would write HLO text into a StableHLO file; use -o")
+        if not opts["files"]:
+            raise _Usage("FILE is required")
+        if c != "check" and len(opts["files"]) > 1:
+            raise _Usage(f"{c} takes one FILE")
+        return opts
+
+    # -- running -----------------------------------------------------------------------
+
+    def run(self) -> int:
+        try:
+            opts = self._parse()
+        except _Usage as e:
+            sys.stderr.write(f"hlo-offload: error: {e}\n"
+                             f"Run 'hlo-offload {self.command} --help' for usage.\n")
+            return USAGE_EXIT
+        from . import _api, _core
+        try:
+            budget = _api._budget(opts["budget"]) if opts["budget"] is not None else None
+        except ValueError as e:
+            sys.stderr.write(f"hlo-offload: error: --pinned-host-budget: {e}\n")
+            return USAGE_EXIT
+        if self.command == "opt" and opts["passes"]:
+            known = {name for name, _ in _core.passes()}
+            for p in opts["passes"]:
+                if p not in known:
+                    sys.stderr.write(f"hlo-offload: error: unknown pass '{p}' "
+                                     "(see --list-passes)\n")
+                    return USAGE_EXIT
+        outcomes = []
+        status = 0
+        several = len(opts["files"]) > 1
+        err_parts = []
+        for file in opts["files"]:
+            outcome, code, err = self._run_file(file, opts, budget)
+            status = max(status, code)
+            err_parts.append(err)
+            if outcome is not None:
+                outcomes.append(outcome)
+                if opts["format"] in ("text", "xla") or self.command != "check":
+                    err_parts.append(_api._decode(outcome.diagnostics(
+                        opts["format"] if self.command == "check" else "text", several)))
+        sys.stderr.write("".join(err_parts))
+        sys.stderr.flush()
+        out = self._output(outcomes, opts, status)
+        if out is None:
+            return status
+        if opts["output"] in (None, "-"):
+            sys.stdout.buffer.write(out)
+            sys.stdout.flush()
+            return status
+        try:
+            _write_atomically(opts["output"], out)
+        except OSError as e:
+            sys.stderr.write(f"hlo-offload: error: cannot write to '{opts['output']}': "
+                             f"{e.strerror or e}\n")
+            return USAGE_EXIT
+        return status
+
+    def _run_file(self, file, opts, budget):
+        """(outcome or None, exit status, what goes to standard error first)."""
+        from . import _api, _core
+        inp = _api._Input(text=None, file=file, path=file)
+        note = ""
+        if file.endswith(".mlir"):
+            try:
+                with open(file, encoding="utf-8") as f:
+                    text = f.read()
+                from . import _jax
+                xla = _jax.from_stablehlo_text(text)
+            except ImportError as e:
+                return None, USAGE_EXIT, f"hlo-offload: error: {file}: {e}\n"
+            except (OSError, UnicodeDecodeError, ValueError, TypeError) as e:
+                return None, USAGE_EXIT, f"hlo-offload: error: {file}: {e}\n"
+            inp = _api._Input(text=xla.hlo_text, file=None, path=file, xla=xla)
+            for n in xla.notes:
+                note += f"hlo-offload: note: {file}: {n}\n"
+            if opts["format"] in ("text", "xla") and self.command == "check":
+                note += (f"hlo-offload: note: {file} is StableHLO: lines and columns below "
+                         "are those of the HLO module XLA compiles from it "
+                         f"(python -m hlo_offload fmt {file} prints it)\n")
+        args = _api._run_args(inp, lints=opts["lints"],
+                              strategy=opts["strategy"] or "host-output",
+                              split_input_file=opts["split"] and inp.xla is None,
+                              xla_flags=opts["flags"], max_nodes=opts["max_nodes"])
+        args.pinned_host_budget = budget
+        args.trace_level = opts["trace"]
+        args.passes = opts["passes"]
+        args.keep_modules = self.command in ("opt", "fmt", "fix")
+        outcome = _core.run(self.command, inp.text, inp.file, args)
+        if outcome.read_error:
+            msg = _api._decode(outcome.read_error)
+            if opts["format"] == "json" and self.command == "check":
+                return outcome, USAGE_EXIT, note + f"hlo-offload: error: {msg}\n"
+            return None, USAGE_EXIT, note + f"hlo-offload: error: {msg}\n"
+        return outcome, outcome.exit_status, note
+
+    def _output(self, outcomes, opts, status):
+        from . import _core
+        c = self.command
+        if c == "check":
+            if opts["format"] == "json":
+                return _core.render_json(outcomes)
+            if opts["format"] == "sarif":
+                return _core.render_sarif(outcomes)
+            return None
+        if status != 0 or not outcomes:
+            return None
+        if c == "report":
+            return _core.render_reports(outcomes, opts["format"])
+        return _core.printed_modules(outcomes)
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    """Writes `data` to `path` through a temporary file in its folder, fsync and rename, so
+    that a failed run leaves no partial file (docs/CLI.md, "Files")."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(21, "it is a directory")
+    if os.path.exists(path) and not os.path.isfile(path):
+        with open(path, "wb") as f:  # a device or FIFO is written into
+            f.write(data)
+        return
+    target = os.path.realpath(path)
+    folder = os.path.dirname(target) or "."
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(target) + ".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if os.path.exists(target):
+            os.chmod(tmp, os.stat(target).st_mode & 0o7777)
+        else:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main())

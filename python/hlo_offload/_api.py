@@ -1,0 +1,490 @@
+"""check, fix, report and explain: the public functions of hlo_offload.
+
+A source is turned into the input of the C++ flow (pipeline/pipeline.h): HLO text is handed
+over as it is (a bytes or str object, without a copy into another buffer), a file by its
+path (the core maps it, as the command line does), and JAX programs and StableHLO text go
+through the JAX front end (`hlo_offload._jax`), which gives the HLO module XLA would compile
+with JAX's pytree path of every entry output and parameter. The core runs with the GIL
+released.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from . import _core
+from ._types import Diagnostic, FixError, FixedModule, ParseError, Report, Result
+
+__all__ = ["check", "fix", "report", "explain", "codes", "passes", "executable",
+           "STRATEGIES"]
+
+STRATEGIES = ("host-output", "move-to-device")
+
+# Memory space (S(n) of a layout) -> JAX memory kind (xla/pjrt/utils.cc,
+# GetMemorySpaceColor: device 0, pinned_host 5, unpinned_host 6).
+_KIND_OF_SPACE = {0: "device", 5: "pinned_host", 6: "unpinned_host"}
+
+
+@dataclass
+class _Input:
+    """What the core runs on: `text` (bytes or str) or `file` (a path), named `path`."""
+
+    text: Any
+    file: Optional[str]
+    path: str
+    xla: Any = None  # hlo_offload._jax.XlaInput for JAX and StableHLO sources
+
+
+def _jax_module():
+    from . import _jax
+    return _jax
+
+
+def _looks_like_mlir(head: str) -> bool:
+    try:
+        return _jax_module().is_stablehlo_text(head)
+    except ImportError:  # pragma: no cover - _jax ships with the package
+        return head.lstrip().startswith("module")
+
+
+def _decode_head(data: bytes) -> str:
+    return bytes(data[:1 << 16]).decode("utf-8", "replace")
+
+
+def _from_stablehlo(text: str, platform, path: str) -> _Input:
+    xla = _jax_module().from_stablehlo_text(text, platform=platform)
+    return _Input(text=xla.hlo_text, file=None, path=path, xla=xla)
+
+
+def _is_jax_object(source) -> bool:
+    module = type(source).__module__ or ""
+    return module.startswith(("jax", "jaxlib")) or callable(source)
+
+
+def _resolve(source, args, kwargs, *, platform, filename) -> _Input:
+    """Turns `source` into an _Input; TypeError/ValueError for what cannot be one."""
+    if filename is not None and not isinstance(filename, str):
+        raise TypeError(f"filename must be a str, not {type(filename).__name__}")
+    if platform is not None and not isinstance(platform, str):
+        raise TypeError(f"platform must be a str or None, not {type(platform).__name__}")
+    text_like = isinstance(source, (str, bytes, bytearray, memoryview)) or isinstance(
+        source, os.PathLike)
+    if text_like and (args or kwargs):
+        extra = ", ".join([type(a).__name__ for a in args] + list(kwargs))
+        raise TypeError(
+            "example arguments are for a jitted function; a text or file source takes "
+            f"none (got {extra})")
+    if isinstance(source, str):
+        if "\n" not in source and 0 < len(source) < 4096 and os.path.isfile(source):
+            raise TypeError(
+                f"a str source is module text, and {source!r} is the name of a file: pass "
+                f"pathlib.Path({source!r}) to read it")
+        path = filename or "<string>"
+        if _looks_like_mlir(source[:1 << 16]):
+            return _from_stablehlo(source, platform, path)
+        return _Input(text=source, file=None, path=path)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        # bytes are handed over as they are; a mutable buffer is copied once into bytes
+        # so that it cannot change while the core reads it without the GIL.
+        data = source if isinstance(source, bytes) else bytes(source)
+        path = filename or "<bytes>"
+        if _looks_like_mlir(_decode_head(data)):
+            return _from_stablehlo(data.decode("utf-8", "strict"), platform, path)
+        return _Input(text=data, file=None, path=path)
+    if isinstance(source, os.PathLike):
+        file = os.fspath(source)
+        if isinstance(file, bytes):
+            file = os.fsdecode(file)
+        if file == "-":
+            # A file named "-", not standard input (which the command line reads for
+            # "-", and which would wait for input here).
+            file = os.path.join(".", "-")
+        path = filename or file
+        if os.path.isdir(file):
+            raise IsADirectoryError(
+                f"{file!r} is a directory; pass one file (the command line takes folders)")
+        if file.endswith(".mlir") or _file_looks_like_mlir(file):
+            with open(file, encoding="utf-8") as f:
+                return _from_stablehlo(f.read(), platform, path)
+        return _Input(text=None, file=file, path=path)
+    if source is None:
+        raise TypeError("source is None: pass HLO text, a file path (os.PathLike) or a "
+                        "jitted function")
+    if _is_jax_object(source):
+        xla = _jax_module().from_jax(source, *args, platform=platform, **kwargs)
+        name = filename or f"<{_module_name(xla.hlo_text) or _jax_name(source)}>"
+        return _Input(text=xla.hlo_text, file=None, path=name, xla=xla)
+    raise TypeError(
+        "source must be HLO or StableHLO text (str or bytes), an os.PathLike file, or a "
+        f"JAX jitted function, Traced or Lowered; got {type(source).__name__}")
+
+
+def _file_looks_like_mlir(file: str) -> bool:
+    """True when the file's start reads as StableHLO text (any extension)."""
+    try:
+        with open(file, "rb") as f:
+            head = f.read(1 << 12)
+    except OSError:
+        return False  # the core reports why it cannot be read
+    return _decode_head(head).lstrip().startswith(("module", "#loc", "//")) and \
+        _looks_like_mlir(_decode_head(head))
+
+
+def _module_name(hlo_text: str) -> Optional[str]:
+    """The `HloModule NAME` of a module's text (what jit names it: jit_step)."""
+    head = hlo_text[:4096].lstrip()
+    if not head.startswith("HloModule"):
+        return None
+    name = head[len("HloModule"):].split(",", 1)[0].split(None, 1)
+    return name[0] if name else None
+
+
+def _jax_name(source) -> str:
+    for attr in ("__name__", "fun_name"):
+        name = getattr(source, attr, None)
+        if isinstance(name, str):
+            return name
+    return type(source).__name__
+
+
+def _bool(name: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, not {type(value).__name__}")
+    return value
+
+
+def _budget(value) -> Optional[int]:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise TypeError("pinned_host_budget must be a number of bytes or a size such as "
+                        "'16GiB', not a bool")
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError(f"pinned_host_budget must be 0 or more bytes, not {value}")
+        if value >= 1 << 63:
+            raise ValueError("pinned_host_budget is larger than 2^63-1 bytes (8 EiB)")
+        return value
+    if isinstance(value, str):
+        parsed = _core.parse_byte_size(value)
+        if isinstance(parsed, str):
+            raise ValueError(f"pinned_host_budget: {parsed}")
+        return parsed
+    raise TypeError("pinned_host_budget must be a number of bytes (int) or a size such as "
+                    f"'16GiB' (str), not {type(value).__name__}")
+
+
+def _run_args(inp: _Input, *, lints=True, pinned_host_budget=None, strategy="host-output",
+              keep_modules=False, split_input_file=False, xla_flags=None,
+              max_nodes=400, pipeline="xla") -> "_core.RunArgs":
+    a = _core.RunArgs()
+    a.path = inp.path
+    if not isinstance(pipeline, str):
+        raise TypeError(f"pipeline must be a str, not {type(pipeline).__name__}")
+    if pipeline not in PIPELINES:
+        raise ValueError(f"unknown pipeline {pipeline!r}: one of {', '.join(PIPELINES)}")
+    a.pipeline = pipeline
+    a.lints = _bool("lints", lints)
+    a.split_input = _bool("split_input_file", split_input_file)
+    a.pinned_host_budget = _budget(pinned_host_budget)
+    if not isinstance(strategy, str):
+        raise TypeError(f"strategy must be a str, not {type(strategy).__name__}")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown fix strategy {strategy!r}: one of {', '.join(STRATEGIES)}")
+    a.strategy = strategy
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int):
+        raise TypeError(f"max_nodes must be an int, not {type(max_nodes).__name__}")
+    if not 0 <= max_nodes < 1 << 63:
+        raise ValueError(f"max_nodes must be 0 or more, not {max_nodes}")
+    a.max_nodes = max_nodes
+    a.keep_modules = keep_modules
+    for flag, value in _xla_flags(xla_flags).items():
+        setattr(a, flag, value)
+    if inp.xla is not None:
+        a.output_paths = list(inp.xla.output_paths)
+        a.input_paths = list(inp.xla.input_paths)
+    return a
+
+
+# `--pipeline`: XLA's compile order up to the offloader (the default), or the three
+# offloading passes alone.
+PIPELINES = ("xla", "offload")
+
+# The passes' options that mirror XLA's debug flags (README, "Commands"), by the names
+# XLA_FLAGS spells them.
+_XLA_FLAGS = {
+    "xla_disable_automatic_host_compute_offload": "disable_automatic_host_compute_offload",
+    "xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled": "allow_h2h_copy",
+    "fix_entry_layout_unless_customized": "fix_entry_layout_unless_customized",
+}
+
+
+def _xla_flags(flags) -> dict:
+    if flags is None:
+        return {}
+    if not isinstance(flags, dict):
+        raise TypeError(f"xla_flags must be a dict, not {type(flags).__name__}")
+    out = {}
+    for name, value in flags.items():
+        key = name.lstrip("-") if isinstance(name, str) else name
+        if key not in _XLA_FLAGS:
+            raise ValueError(f"unknown option {name!r} in xla_flags: one of "
+                             f"{', '.join(_XLA_FLAGS)}")
+        out[_XLA_FLAGS[key]] = _bool(f"xla_flags[{name!r}]", value)
+    return out
+
+
+def _decode(b: bytes) -> str:
+    return b.decode("utf-8", "replace")
+
+
+def _run(command: str, inp: _Input, args) -> "_core.Outcome":
+    outcome = _core.run(command, inp.text, inp.file, args)
+    if outcome.read_error:
+        message = _decode(outcome.read_error)
+        outcome.release()
+        raise _read_error(inp.file, message)
+    return outcome
+
+
+def _read_error(file: Optional[str], message: str) -> Exception:
+    """The exception for a file the core could not read, by what the file is."""
+    import errno
+    try:
+        st = os.stat(file)
+    except FileNotFoundError:
+        return FileNotFoundError(errno.ENOENT, message, file)
+    except OSError as e:
+        return type(e)(e.errno, message, file)
+    import stat
+    if stat.S_ISDIR(st.st_mode):
+        return IsADirectoryError(errno.EISDIR, message, file)
+    if stat.S_ISREG(st.st_mode) and st.st_size > _core.MAX_INPUT_BYTES:
+        return ValueError(message)
+    if not os.access(file, os.R_OK):
+        return PermissionError(errno.EACCES, message, file)
+    return OSError(errno.EIO, message, file)
+
+
+def _raise_parse_error(modules) -> None:
+    for m in modules:
+        if m["parse_failed"]:
+            rendered = _decode(m["parse_error"]).rstrip("\n")
+            line = m["parse_line"] or None
+            column = m["parse_column"] or None
+            first = rendered.split("\n", 1)[0]
+            path = first.split(":", 1)[0] if line else ""
+            raise ParseError(rendered, path=path, line=line, column=column,
+                             message=_decode(m["parse_message"]))
+
+
+def _result(outcome, inp: _Input, modules, *, keep_input: bool = False) -> Result:
+    """A Result over `outcome`: the text now (the source lines need the input, which is
+    then dropped: a mapped file is not held); the JSON and the Diagnostic values when first
+    asked for, from the outcome's diagnostics, after which the outcome is released."""
+    blob, offsets = outcome.diagnostic_texts()
+    # Offsets are into the UTF-8 bytes; decoded per diagnostic so that each text slice
+    # matches its bytes even where the input has invalid UTF-8.
+    pieces = [_decode(blob[offsets[i]:offsets[i + 1]]) for i in range(len(offsets) - 1)] \
+        if len(offsets) > 1 and not blob.isascii() else None
+    text = "".join(pieces) if pieces is not None else blob.decode("ascii")
+    if pieces is not None:
+        char_offsets = [0]
+        for p in pieces:
+            char_offsets.append(char_offsets[-1] + len(p))
+    else:
+        char_offsets = list(offsets)
+    if not keep_input:
+        outcome.drop_input()
+
+    def render_json() -> str:
+        try:
+            return _decode(_core.render_json([outcome]))
+        finally:
+            outcome.release()
+
+    return Result(
+        text=text, offsets=char_offsets, render_json=render_json,
+        counts=outcome.counts(), exit_status=outcome.exit_status,
+        modules=[m["name"] for m in modules], file=inp.path,
+        notes=list(inp.xla.notes) if inp.xla is not None else (),
+        hlo_text=inp.xla.hlo_text if inp.xla is not None else None,
+        xla_input=inp.xla)
+
+
+def check(source, *args, platform: Optional[str] = None, lints: bool = True,
+          pinned_host_budget=None, filename: Optional[str] = None,
+          split_input_file: bool = False, xla_flags: Optional[dict] = None,
+          pipeline: str = "xla", **kwargs) -> Result:
+    """Runs XLA's host-offloading pipeline on `source` and reports what it finds
+    (`hlo-offload check`).
+
+    source: HLO text (str or bytes), StableHLO text (as `Lowered.as_text()` prints it), an
+        `os.PathLike` file (`.mlir` or StableHLO text goes through JAX), a
+        `jax.stages.Lowered`, a `jax.stages.Traced`, or a jitted function, whose example
+        arguments (arrays or `jax.ShapeDtypeStruct`s) are `*args` and `**kwargs`.
+    platform: what a JAX source is lowered for ("tpu" by default, "cuda", "rocm", "cpu");
+        not used for HLO text.
+    lints: the HO3xxx lints (`--no-lints` is False). pinned_host_budget: bytes (int) or a
+        size such as "16GiB" (`--pinned-host-budget`). filename: the name diagnostics show
+        for text (default "<string>", "<bytes>", the file's path, "<function name>").
+    split_input_file: modules separated by `// -----` lines. xla_flags: the passes'
+        options named as XLA's debug flags, e.g.
+        {"xla_disable_automatic_host_compute_offload": True}.
+    pipeline: "xla" (XLA's pass order up to the offloader, with the passes before it that
+        change what it sees: call inlining, tuple simplification, DCE, reshape-to-bitcast)
+        or "offload" (the three offloading passes alone), as `--pipeline`.
+    Returns a Result. Raises ParseError (a ValueError) for text that does not parse,
+    TypeError/ValueError for bad arguments, OSError for a file that cannot be read,
+    ImportError for a JAX source without jax.
+    """
+    inp = _resolve(source, args, kwargs, platform=platform, filename=filename)
+    run_args = _run_args(inp, lints=lints, pinned_host_budget=pinned_host_budget,
+                         split_input_file=split_input_file, xla_flags=xla_flags,
+                         pipeline=pipeline)
+    outcome = _run("check", inp, run_args)
+    try:
+        modules = outcome.modules()
+        _raise_parse_error(modules)
+        return _result(outcome, inp, modules)
+    except BaseException:
+        outcome.release()
+        raise
+
+
+def fix(source, *args, strategy: str = "host-output", platform: Optional[str] = None,
+        filename: Optional[str] = None, xla_flags: Optional[dict] = None,
+        pipeline: str = "xla", **kwargs) -> FixedModule:
+    """Rewrites the module so that every E1200 goes away (`hlo-offload fix`), re-checks it,
+    and returns the fixed HLO text as a FixedModule (a str).
+
+    strategy: "host-output" (declare each faulty output in host memory) or
+        "move-to-device" (move the value back to device memory before it is returned).
+    For a JAX source, `.output_memory_kinds` is the fix in JAX's own terms: the pytree of
+    output memory kinds that compiles, with the structure of the function's outputs.
+    pipeline: as for check(). Raises FixError (a ValueError, with `.result`) when the
+    module cannot be fixed; else as check().
+    """
+    inp = _resolve(source, args, kwargs, platform=platform, filename=filename)
+    run_args = _run_args(inp, strategy=strategy, keep_modules=True, xla_flags=xla_flags,
+                         pipeline=pipeline)
+    outcome = _run("fix", inp, run_args)
+    try:
+        modules = outcome.modules()
+        _raise_parse_error(modules)
+        printed = _decode(_core.printed_modules([outcome])) if outcome.exit_status == 0 else ""
+        result = _result(outcome, inp, modules, keep_input=True)
+        if outcome.exit_status != 0:
+            errors = result.errors
+            first = (f": {errors[0].code}: {errors[0].message}" if errors else "")
+            raise FixError(f"cannot fix {inp.path}{first}", result)
+        text = printed
+        diagnostics = result.diagnostics
+        m = modules[0]
+        fixed = list(m["fixed_outputs"])
+        paths = list(m["fixed_output_paths"])
+        if "output_memory_spaces" not in m:
+            # Nothing was fixed and the module was not kept: read its layout as parsed.
+            again = _run("fmt", inp, _run_args(inp, keep_modules=True))
+            try:
+                parsed = again.modules()
+                if parsed and "output_memory_spaces" in parsed[0]:
+                    m = dict(m, output_memory_spaces=parsed[0]["output_memory_spaces"])
+            finally:
+                again.release()
+        kinds = _output_kinds(m, inp)
+        return FixedModule(
+            text, changed=not outcome.unchanged, strategy=strategy, fixed_outputs=fixed,
+            fixed_output_paths=paths, output_memory_kinds=kinds,
+            diagnostics=diagnostics)
+    finally:
+        outcome.release()
+
+
+def _output_kinds(module_info: dict, inp: _Input):
+    """The memory kind of each entry output leaf of the fixed module; a pytree for JAX."""
+    spaces = module_info.get("output_memory_spaces")
+    if spaces is None:
+        return None
+    kinds = [_KIND_OF_SPACE.get(s, f"S({s})") for s in spaces]
+    xla = inp.xla
+    if xla is None:
+        return kinds
+    # Keep JAX's own name where the memory space is the one it asked for (a leaf that
+    # was unpinned_host stays so), else the fix's.
+    for i, kind in enumerate(kinds):
+        if i < len(xla.output_memory_kinds):
+            before = xla.output_memory_kinds[i]
+            if _KIND_SPACE_OF.get(before) == spaces[i]:
+                kinds[i] = before
+    if xla.out_tree is not None and getattr(xla.out_tree, "num_leaves", None) == len(kinds):
+        import jax
+        return jax.tree_util.tree_unflatten(xla.out_tree, kinds)
+    return kinds
+
+
+_KIND_SPACE_OF = {"device": 0, "pinned_host": 5, "unpinned_host": 6}
+
+
+def report(source, *args, platform: Optional[str] = None, filename: Optional[str] = None,
+           max_nodes: int = 400, split_input_file: bool = False,
+           xla_flags: Optional[dict] = None, pipeline: str = "xla", **kwargs) -> Report:
+    """The offload report (`hlo-offload report`): what is offloaded, its bytes, where each
+    path ends, host memory, transfers, and the picture.
+
+    Returns a Report: `str()` the text, `.to_json()`, `.to_dot()`, `.to_html()`, and
+    `_repr_html_` for notebooks. max_nodes: the most path instructions drawn. pipeline: as
+    for check(). Raises as check().
+    """
+    inp = _resolve(source, args, kwargs, platform=platform, filename=filename)
+    run_args = _run_args(inp, max_nodes=max_nodes, split_input_file=split_input_file,
+                         xla_flags=xla_flags, pipeline=pipeline)
+    outcome = _run("report", inp, run_args)
+    try:
+        modules = outcome.modules()
+        _raise_parse_error(modules)
+        for m in modules:
+            if m["report_error"]:
+                raise ValueError(_decode(m["report_error"]))
+        if outcome.exit_status != 0:
+            raise ValueError(_decode(outcome.diagnostics("text")).strip() or
+                             f"report of {inp.path} failed")
+    except BaseException:
+        outcome.release()
+        raise
+
+    # The Report keeps the outcome (the report values and the input text, no module)
+    # and renders each format when first asked for: the HTML page runs Graphviz.
+    def render(fmt: str) -> str:
+        return _decode(_core.render_reports([outcome], fmt))
+
+    return Report(render=render, file=inp.path, modules=[m["name"] for m in modules],
+                  notes=list(inp.xla.notes) if inp.xla is not None else ())
+
+
+def explain(code: str) -> str:
+    """The documentation page of a diagnostic code (`hlo-offload explain E1200`)."""
+    if not isinstance(code, str):
+        raise TypeError(f"code must be a str such as 'E1200', not {type(code).__name__}")
+    page = _core.explain(code.strip())
+    if page is None:
+        raise ValueError(f"unknown diagnostic code {code!r}")
+    return page
+
+
+def codes() -> list:
+    """(code, name, severity, summary) of every diagnostic code."""
+    return [tuple(c) for c in _core.codes()]
+
+
+def passes() -> list:
+    """(name, description) of every pass `opt --passes=` takes."""
+    return [tuple(p) for p in _core.passes()]
+
+
+def executable() -> str:
+    """The path of the package's `hlo-offload` command-line program."""
+    return os.path.join(os.path.dirname(_core.__file__), "bin", "hlo-offload")

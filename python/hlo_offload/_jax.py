@@ -1,0 +1,575 @@
+"""The JAX front end: JAX programs and StableHLO text to the HLO module XLA compiles.
+
+JAX hands XLA a StableHLO module whose `main` function carries the memory kind of each
+argument and result as an attribute (`mhlo.memory_kind`). XLA's PJRT client converts the
+module to HLO and, before it compiles, writes those memory kinds into the entry computation
+layout as memory spaces (xla/pjrt/se/pjrt_stream_executor_client.cc,
+`PjRtStreamExecutorClient::Compile(MaybeOwningMlirModule, ...)`: `MlirToXlaComputation`,
+then `GetArgMemoryKinds` / `GetOutputMemoryKinds` and `LayoutModesToXla` from
+xla/pjrt/utils.cc). The HostOffloader checks outputs against that layout, so a module
+without it (what `Lowered.as_text(dialect="hlo")` prints) cannot be checked faithfully.
+This module does the same steps with jaxlib: jaxlib's own converter
+(`jaxlib._jax.mlir.mlir_module_to_xla_computation`, the function JAX's `Lowered.hlo()`
+uses), then the memory spaces of `GetMemorySpaceColor` (xla/pjrt/utils.cc) applied to the
+entry computation layout, then a parse of the result by jaxlib's HLO parser.
+
+JAX is imported only when one of these functions is called; `import hlo_offload` never
+imports it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "XlaInput",
+    "MEMORY_SPACE_OF_KIND",
+    "is_stablehlo_text",
+    "from_stablehlo_text",
+    "from_jax",
+    "apply_memory_kinds_to_entry_layout",
+]
+
+_INSTALL_HINT = "pip install hlo-offload[jax]"
+
+# Memory kind -> memory space (the `S(n)` of a layout), as xla/pjrt/utils.cc
+# GetMemorySpaceColor maps them (Layout::kDefaultMemorySpace = 0,
+# kHostMemorySpace = 5, kUnpinnedHostMemorySpace = 6 in xla/layout.h).
+MEMORY_SPACE_OF_KIND = {"device": 0, "pinned_host": 5, "unpinned_host": 6}
+
+_PLATFORMS = ("tpu", "cuda", "rocm", "cpu")
+_PLATFORM_ALIASES = {"gpu": "cuda"}
+
+_CPU_NOTE = (
+    "the Lowered was made for cpu: JAX's CPU lowering drops the offload annotations "
+    "(device_put to a host memory kind, offload policies), so nothing is offloaded in "
+    "this module; lower for the accelerator instead, e.g. "
+    "jax.jit(f).trace(*args).lower(lowering_platforms=('tpu',)), or call from_jax on the "
+    "jitted function")
+
+
+@dataclass
+class XlaInput:
+    """One HLO module as XLA would compile it, with JAX's names for its entry boundary.
+
+    hlo_text: the HLO module text, with the memory kinds of the entry arguments and results
+        applied to its `entry_computation_layout` (memory space 5 for "pinned_host", 6 for
+        "unpinned_host", none for "device") and with `metadata` (source file and line) on
+        the instructions; jaxlib's HLO parser reads it.
+    output_paths: one per flat entry output (entry output i, i.e. element i of the root
+        tuple when there are several), JAX's own string (`jax.result_info`), e.g.
+        "result['opt_state']['mu']"; "" where JAX gave none (effect tokens).
+    input_paths: one per entry parameter (element i of parameter 0's tuple when the
+        arguments are tupled), JAX's argument name, e.g. "params['w']"; "" where JAX gave
+        none (effect tokens, hoisted constants, unnamed text sources). Arguments JAX
+        dropped as unused are not entry parameters and are not listed.
+    output_memory_kinds, input_memory_kinds: the memory kind of each entry output and
+        parameter ("device" where the module says none), in the same order.
+    out_tree: the JAX PyTreeDef of the outputs (for building a pytree of memory kinds);
+        None for text sources.
+    platform: the platform lowered for: "tpu", "cuda", "rocm" or "cpu".
+    notes: what the caller should know about this module (e.g. a CPU lowering).
+    """
+
+    hlo_text: str
+    output_paths: list[str]
+    input_paths: list[str]
+    output_memory_kinds: list[str]
+    input_memory_kinds: list[str]
+    out_tree: object | None
+    platform: str
+    notes: list[str] = field(default_factory=list)
+    # The memory space of each entry parameter and output (0, 5 or 6), as applied.
+    input_memory_spaces: list[int] = field(default_factory=list)
+    output_memory_spaces: list[int] = field(default_factory=list)
+    # Whether the entry parameters are one tuple (JAX's `tuple_args`).
+    tuple_args: bool = False
+
+
+# ---------------------------------------------------------------------------------------
+# JAX, imported lazily
+
+
+def _import_jax():
+    """Imports jax and the jaxlib pieces used here; ImportError naming the extra if absent."""
+    try:
+        import jax  # noqa: F401
+        from jax._src.interpreters import mlir as jax_mlir
+        from jax._src.lib import _jax as jaxlib_ext
+        from jax._src.lib import xla_client
+        from jax._src.lib.mlir import ir
+        from jax._src import source_info_util
+    except ImportError as e:  # jax missing, or a jax without these modules
+        raise ImportError(
+            f"hlo_offload's JAX front end needs jax and jaxlib ({_INSTALL_HINT}): {e}"
+        ) from e
+    global _EXCLUDED
+    if not _EXCLUDED:
+        # The source line JAX records for an operation is the innermost frame outside
+        # JAX; without this it would be this module's call of trace() for operations
+        # that have no user frame of their own (the output annotations).
+        source_info_util.register_exclusion(os.path.dirname(os.path.abspath(__file__)))
+        _EXCLUDED = True
+    return jax, jax_mlir, jaxlib_ext, xla_client, ir
+
+
+_EXCLUDED = False
+
+
+# ---------------------------------------------------------------------------------------
+# Text sources
+
+
+_MODULE_WORD = re.compile(r"module(?:\s|\{|@|$)")
+
+
+def is_stablehlo_text(text: str) -> bool:
+    """Whether `text` looks like an MLIR module of StableHLO (as JAX prints it).
+
+    True when its first line that is not blank, a `//` comment or a `#loc` alias starts
+    with the word `module`, or when the text is nothing but such lines and at least one
+    `#loc` alias (the head of a module printed with debug info, whose location aliases
+    come first). Reads only as far as that line; needs no JAX. HLO text (`HloModule ...`)
+    is never taken for StableHLO.
+    """
+    if not isinstance(text, str):
+        return False
+    saw_loc = False
+    pos, n = 0, len(text)
+    while pos < n:
+        end = text.find("\n", pos)
+        if end < 0:
+            end = n
+        line = text[pos:end].strip()
+        pos = end + 1
+        if not line or line.startswith("//"):
+            continue
+        if line.startswith("#loc"):
+            saw_loc = True
+            continue
+        return bool(_MODULE_WORD.match(line))
+    return saw_loc
+
+
+def from_stablehlo_text(text: str, platform: str | None = None,
+                        *, tuple_args: bool = False) -> XlaInput:
+    """Converts StableHLO text (`Lowered.as_text()`) to the HLO module XLA would compile.
+
+    platform: the platform the text was lowered for (recorded only; default "tpu").
+    tuple_args: whether the client compiles it with tupled arguments (PJRT's
+        `parameter_is_tupled_arguments`; JAX tuples them on TPU above 2000 arguments).
+    Paths come from `jax.result_info` and the argument names JAX writes (the location
+    names of `main`'s arguments, printed by `as_text(debug_info=True)`, or the older
+    `jax.arg_info` attribute); text without them gets "" paths.
+    Raises ImportError without jax, TypeError when text is not a str, ValueError when it
+    is not a StableHLO module jaxlib can read or convert.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"from_stablehlo_text takes a str, not {type(text).__name__}")
+    _, jax_mlir, _, _, ir = _import_jax()
+    platform = _check_platform(platform or "tpu")
+    context = jax_mlir.make_ir_context()
+    try:
+        module = ir.Module.parse(text, context=context)
+    except Exception as e:  # MLIR's parse error carries the location
+        raise ValueError(f"not a StableHLO module jaxlib can parse: {e}") from e
+    notes = []
+    if platform == "cpu":
+        notes.append(_CPU_NOTE.replace("the Lowered was", "the text was"))
+    return _convert(module, platform=platform, tuple_args=tuple_args,
+                    out_tree=None, notes=notes)
+
+
+# ---------------------------------------------------------------------------------------
+# JAX sources
+
+
+def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
+    """Lowers a JAX program and returns the HLO module XLA would compile for it.
+
+    source: a `jax.jit`-wrapped function (then `*args, **kwargs` are its arguments, arrays
+        or `jax.ShapeDtypeStruct`s), a `jax.stages.Traced` or a `jax.stages.Lowered`
+        (then no arguments).
+    platform: "tpu" (default), "cuda", "rocm" ("gpu" means "cuda") or "cpu". Lowering is
+        `traced.lower(lowering_platforms=(platform,))`: on a machine without the
+        accelerator this is the only way to keep the offload annotations, which JAX's CPU
+        lowering drops. A `Lowered` keeps the platform it was made for; when that is
+        "cpu" the result carries a note saying so.
+    Raises ImportError without jax; TypeError for a source of another kind, or arguments
+    passed with a Traced or Lowered; ValueError for an unknown platform, a platform that
+    contradicts a Lowered's, or a module jaxlib cannot convert.
+    """
+    jax, _, _, _, _ = _import_jax()
+    stages = jax.stages
+    notes: list[str] = []
+    if isinstance(source, stages.Lowered):
+        if args or kwargs:
+            raise TypeError("from_jax(Lowered) takes no arguments: they are part of the "
+                            "Lowered already")
+        lowered = source
+        lowered_platforms = _lowered_platforms(lowered)
+        if platform is not None:
+            want = _check_platform(platform)
+            if lowered_platforms and want not in lowered_platforms:
+                raise ValueError(
+                    f"the Lowered was made for {', '.join(lowered_platforms)}, not {want}; "
+                    f"lower again with lowering_platforms=({want!r},)")
+            used = want
+        else:
+            used = lowered_platforms[0] if lowered_platforms else "tpu"
+        if used == "cpu":
+            notes.append(_CPU_NOTE)
+        if len(lowered_platforms) > 1:
+            notes.append(
+                f"the Lowered was made for several platforms ({', '.join(lowered_platforms)}):"
+                " its first entry parameter is the platform index")
+    else:
+        used = _check_platform(platform or "tpu")
+        if isinstance(source, stages.Traced):
+            if args or kwargs:
+                raise TypeError("from_jax(Traced) takes no arguments: they are part of the "
+                                "Traced already")
+            traced = source
+        elif isinstance(source, stages.Compiled):
+            raise TypeError("from_jax takes a jitted function, Traced or Lowered, not a "
+                            "Compiled (its HLO is after XLA's passes)")
+        elif callable(getattr(source, "trace", None)):
+            traced = source.trace(*args, **kwargs)
+        elif callable(source):
+            raise TypeError(
+                f"from_jax takes a jax.jit-wrapped function, Traced or Lowered; "
+                f"{getattr(source, '__name__', type(source).__name__)!s} is a plain "
+                f"callable: pass jax.jit({getattr(source, '__name__', 'f')})")
+        else:
+            raise TypeError(
+                f"from_jax takes a jax.jit-wrapped function, Traced or Lowered, not "
+                f"{type(source).__name__}")
+        lowered = traced.lower(lowering_platforms=(used,))
+        if used == "cpu":
+            notes.append(_CPU_NOTE.replace("the Lowered was made", "it was lowered"))
+    module = lowered.compiler_ir("stablehlo")
+    if module is None:
+        raise ValueError("the Lowered has no StableHLO module")
+    tuple_args = _tuple_args(lowered, used)
+    return _convert(module, platform=used, tuple_args=tuple_args,
+                    out_tree=getattr(lowered, "out_tree", None), notes=notes)
+
+
+def _tuple_args(lowered, platform: str) -> bool:
+    """Whether JAX compiles this Lowered with its arguments tupled on `platform`.
+
+    JAX decides it when it compiles (pxla.py, `dispatch.should_tuple_args(len(in_avals),
+    backend.platform)`: on TPU above 2000 arguments) and passes it to PJRT as
+    `parameter_is_tupled_arguments`. Lowered on another machine, the recorded decision is
+    the local backend's, so it is taken again for the platform lowered for.
+    """
+    compile_args = getattr(getattr(lowered, "_lowering", None), "compile_args", None) or {}
+    if compile_args.get("tuple_args"):
+        return True
+    in_avals = compile_args.get("global_in_avals")
+    if in_avals is None:
+        return False
+    from jax._src import dispatch
+    return bool(dispatch.should_tuple_args(len(in_avals), platform))
+
+
+def _check_platform(platform: str) -> str:
+    if not isinstance(platform, str):
+        raise TypeError(f"platform must be a str, not {type(platform).__name__}")
+    p = _PLATFORM_ALIASES.get(platform.lower(), platform.lower())
+    if p not in _PLATFORMS:
+        raise ValueError(f"unknown platform {platform!r}: one of {', '.join(_PLATFORMS)}")
+    return p
+
+
+def _lowered_platforms(lowered) -> tuple[str, ...]:
+    """The platforms a Lowered was made for (JAX keeps them on its lowering object)."""
+    lowering = getattr(lowered, "_lowering", None)
+    plats = getattr(lowering, "_platforms", None)
+    if plats:
+        return tuple(_PLATFORM_ALIASES.get(p, p) for p in plats)
+    backend = getattr(lowering, "compile_args", {}).get("backend") if lowering else None
+    plat = getattr(backend, "platform", None)
+    return (plat,) if plat else ()
+
+
+# ---------------------------------------------------------------------------------------
+# StableHLO -> HLO with memory kinds
+
+
+def _main_function(module, ir):
+    for op in module.body.operations:
+        if op.operation.name == "func.func" and \
+                ir.StringAttr(op.attributes["sym_name"]).value == "main":
+            return op
+    # PJRT's GetArgMemoryKinds refuses a module without `main` the same way.
+    raise ValueError("the StableHLO module has no main function")
+
+
+def _attr_dicts(func, name: str, count: int, ir) -> list:
+    if name not in func.attributes:
+        return [None] * count
+    arr = ir.ArrayAttr(func.attributes[name])
+    dicts = [ir.DictAttr(a) for a in arr]
+    if len(dicts) != count:
+        # xla/pjrt/utils.cc MlirAttrsToMemoryKinds returns InvalidArgument here.
+        raise ValueError(f"main has {count} values but {len(dicts)} {name}")
+    return dicts
+
+
+def _string_attr(d, key: str, ir) -> str | None:
+    if d is None or key not in d:
+        return None
+    return ir.StringAttr(d[key]).value
+
+
+def _memory_kinds(dicts, ir) -> list[str]:
+    kinds = []
+    for d in dicts:
+        kind = _string_attr(d, "mhlo.memory_kind", ir)
+        if kind is None:
+            kind = "device"  # MlirAttrsToMemoryKinds: kDefaultMemorySpace
+        if kind not in MEMORY_SPACE_OF_KIND:
+            # GetMemorySpaceColor's InvalidArgument("Unknown memory kind %s").
+            raise ValueError(f"Unknown memory kind {kind}")
+        kinds.append(kind)
+    return kinds
+
+
+def _arg_name(block_arg, attrs, ir) -> str:
+    name = _string_attr(attrs, "jax.arg_info", ir)  # older JAX exports
+    if name is not None:
+        return name
+    loc = block_arg.location
+    if isinstance(loc, ir.NameLoc):  # JAX 0.5+: the argument's location is its name
+        return loc.name_str
+    return ""
+
+
+def _convert(module, *, platform: str, tuple_args: bool, out_tree, notes) -> XlaInput:
+    _, jax_mlir, jaxlib_ext, xla_client, ir = _import_jax()
+    with module.context:
+        main = _main_function(module, ir)
+        block_args = list(main.regions[0].blocks[0].arguments)
+        ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+        n_results = len(ftype.results)
+        arg_dicts = _attr_dicts(main, "arg_attrs", len(block_args), ir)
+        res_dicts = _attr_dicts(main, "res_attrs", n_results, ir)
+        input_kinds = _memory_kinds(arg_dicts, ir)
+        output_kinds = _memory_kinds(res_dicts, ir)
+        input_paths = [_arg_name(a, d, ir) for a, d in zip(block_args, arg_dicts)]
+        output_paths = [_string_attr(d, "jax.result_info", ir) or "" for d in res_dicts]
+        for d in list(arg_dicts) + list(res_dicts):
+            if _string_attr(d, "mhlo.layout_mode", ir) == "auto" and \
+                    _string_attr(d, "mhlo.memory_kind", ir) in ("pinned_host",
+                                                                  "unpinned_host"):
+                # LayoutModeToXlaShape (xla/pjrt/utils.cc) falls back to the default
+                # layout mode for host memory, with a warning; so do we.
+                notes.append("an auto layout on a host-memory value falls back to the "
+                             "default layout (XLA logs a warning for it)")
+                break
+        bytecode = jax_mlir.module_to_bytecode(module)  # keeps the source locations
+    try:
+        computation = jaxlib_ext.mlir.mlir_module_to_xla_computation(
+            bytecode, use_tuple_args=tuple_args, return_tuple=False)
+    except Exception as e:
+        raise ValueError(f"jaxlib could not convert the module to HLO: {e}") from e
+    options = xla_client.hlo.HloPrintOptions()   # XLA's dump form (`%` names) ...
+    options.print_large_constants = True         # elided constants do not parse
+    options.print_metadata = True                # source_file / source_line for reports
+    # ... without operand shapes: with tupled arguments every get-tuple-element would
+    # repeat the whole parameter tuple (2001 arguments: 55 MB of text instead of 0.3 MB).
+    options.print_operand_shape = False
+    text = computation.as_hlo_module().to_string(options)
+    in_spaces = [MEMORY_SPACE_OF_KIND[k] for k in input_kinds]
+    out_spaces = [MEMORY_SPACE_OF_KIND[k] for k in output_kinds]
+    text = apply_memory_kinds_to_entry_layout(text, in_spaces, out_spaces,
+                                              tuple_args=tuple_args)
+    _verify_parses(text, in_spaces, out_spaces, xla_client)
+    if tuple_args:
+        notes.append("the entry parameters are tupled: input i is element i of "
+                     "parameter 0")
+    return XlaInput(hlo_text=text, output_paths=output_paths, input_paths=input_paths,
+                    output_memory_kinds=output_kinds, input_memory_kinds=input_kinds,
+                    out_tree=out_tree, platform=platform, notes=list(notes),
+                    input_memory_spaces=in_spaces, output_memory_spaces=out_spaces,
+                    tuple_args=tuple_args)
+
+
+# ---------------------------------------------------------------------------------------
+# The entry computation layout
+
+
+_LAYOUT_KEY = "entry_computation_layout="
+
+
+def _matching_close(text: str, open_at: int) -> int:
+    """Index of the bracket closing the one at `open_at` ({ [ or (), skipping strings."""
+    pairs = {"{": "}", "(": ")", "[": "]"}
+    stack = [pairs[text[open_at]]]
+    i = open_at + 1
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif c in pairs:
+            stack.append(pairs[c])
+        elif c in ")}]":
+            if c != stack[-1]:
+                raise ValueError(f"unbalanced {c!r} in the entry computation layout")
+            stack.pop()
+            if not stack:
+                return i
+        i += 1
+    raise ValueError("the entry computation layout is not closed")
+
+
+def _split_top(text: str) -> list[str]:
+    """Splits a comma-separated list of shapes at depth 0."""
+    items, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            items.append(text[start:i].strip())
+            start = i + 1
+    last = text[start:].strip()
+    if last or items:
+        items.append(last)
+    return items
+
+
+_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_ARRAY_SHAPE = re.compile(r"\A([a-z][a-z0-9]*)\[([^\]]*)\](\{.*\})?\Z", re.S)
+_MEMORY_SPACE_ITEM = re.compile(r"S\(\d+\)")
+
+
+def _with_memory_space(shape: str, space: int) -> str:
+    """`shape` (an array shape's text) with memory space `space` in its layout.
+
+    A shape without a layout gets the default one (dimensions major to minor, what
+    LayoutModeToXlaShape's default layout mode chooses when XLA has no better one); a
+    layout with a memory space has it replaced; space 0 removes it. Tokens are left alone
+    (LayoutModeToXlaShape returns them unchanged); a tuple with a host space is refused
+    (there it returns InvalidArgument).
+    """
+    shape = shape.strip()
+    if shape.startswith("token[") or shape.startswith("opaque["):
+        return shape
+    m = _ARRAY_SHAPE.match(shape)
+    if m is None:
+        if space == 0:
+            return shape
+        raise ValueError(f"a memory kind on a non-array entry value: {shape}")
+    dtype, dims, layout = m.group(1), m.group(2), m.group(3)
+    if layout is None:
+        if space == 0:
+            return shape
+        rank = len([d for d in dims.split(",") if d.strip()])
+        minor_to_major, rest = ",".join(str(d) for d in range(rank - 1, -1, -1)), ""
+    else:
+        body = layout[1:-1]
+        minor_to_major, _, rest = body.partition(":")
+        rest = _MEMORY_SPACE_ITEM.sub("", rest)
+    if space:
+        # Layout::Print writes S(n) after tiles, element size etc. and before the split
+        # configs (SC), the physical shape (P) and the dynamic-shape metadata (M).
+        cut = min([i for i in (rest.find("SC("), rest.find("P("), rest.find("M("))
+                   if i >= 0] or [len(rest)])
+        rest = rest[:cut] + f"S({space})" + rest[cut:]
+    return f"{dtype}[{dims}]{{{minor_to_major}{':' + rest if rest else ''}}}"
+
+
+def apply_memory_kinds_to_entry_layout(hlo_text: str, input_spaces: list[int],
+                                       output_spaces: list[int], *,
+                                       tuple_args: bool = False) -> str:
+    """Writes memory spaces into the `entry_computation_layout` of an HLO module's header.
+
+    input_spaces[i] goes to entry parameter i (element i of parameter 0 when tuple_args),
+    output_spaces[i] to entry output i (element i of the root tuple when the result is a
+    tuple, else the result itself), as xla/pjrt/utils.cc LayoutModesToXlaShapes untuples
+    and applies them. Only the header line changes. Raises ValueError when the header has
+    no entry computation layout or the counts do not match (LayoutModesToXlaShapes'
+    InvalidArgument "mismatched number of arguments").
+    """
+    nl = hlo_text.find("\n")
+    header = hlo_text if nl < 0 else hlo_text[:nl]
+    if not header.startswith("HloModule "):
+        raise ValueError("not an HLO module: the text does not start with HloModule")
+    at = header.find(_LAYOUT_KEY)
+    if at < 0:
+        raise ValueError("the HloModule line has no entry_computation_layout")
+    open_at = at + len(_LAYOUT_KEY)
+    close_at = _matching_close(header, open_at)
+    # The printer numbers long tuples with /*index=N*/ comments; the parser skips them.
+    body = _COMMENT.sub("", header[open_at + 1:close_at])   # (params)->result
+    if not body.startswith("("):
+        raise ValueError("malformed entry_computation_layout")
+    params_close = _matching_close(body, 0)
+    params = _split_top(body[1:params_close])
+    arrow = body[params_close + 1:]
+    if not arrow.startswith("->"):
+        raise ValueError("malformed entry_computation_layout: no ->")
+    result = arrow[2:].strip()
+
+    if tuple_args:
+        if len(params) != 1 or not params[0].startswith("("):
+            raise ValueError("tuple_args, but the entry does not take one tuple")
+        elems = _split_top(params[0][1:-1])
+        _check_count("arguments", len(elems), len(input_spaces))
+        params = ["(" + ", ".join(_with_memory_space(e, s)
+                                  for e, s in zip(elems, input_spaces)) + ")"]
+    else:
+        _check_count("arguments", len(params), len(input_spaces))
+        params = [_with_memory_space(p, s) for p, s in zip(params, input_spaces)]
+
+    if result.startswith("("):
+        elems = _split_top(result[1:-1])
+        _check_count("outputs", len(elems), len(output_spaces))
+        result = "(" + ", ".join(_with_memory_space(e, s)
+                                 for e, s in zip(elems, output_spaces)) + ")"
+    else:
+        _check_count("outputs", 1, len(output_spaces))
+        result = _with_memory_space(result, output_spaces[0])
+
+    new_layout = "{(" + ", ".join(params) + ")->" + result + "}"
+    new_header = header[:open_at] + new_layout + header[close_at + 1:]
+    return new_header + ("" if nl < 0 else hlo_text[nl:])
+
+
+def _check_count(what: str, have: int, want: int) -> None:
+    if have != want:
+        raise ValueError(f"the entry computation layout has {have} {what} but the "
+                         f"module's main function has {want}")
+
+
+def _entry_layout_text(hlo_text: str) -> str:
+    header = hlo_text.split("\n", 1)[0]
+    at = header.find(_LAYOUT_KEY)
+    open_at = at + len(_LAYOUT_KEY)
+    return header[open_at:_matching_close(header, open_at) + 1]
+
+
+def _verify_parses(text: str, in_spaces, out_spaces, xla_client) -> None:
+    """Parses `text` with jaxlib's HLO parser and checks the memory spaces survived."""
+    try:
+        module = xla_client.hlo.hlo_module_from_text(text)
+    except Exception as e:
+        raise ValueError(f"the HLO module with memory kinds applied does not parse: {e}") \
+            from e
+    options = xla_client.hlo.HloPrintOptions.short_parsable()
+    reprinted = _entry_layout_text(module.to_string(options))
+    want = sum(1 for s in list(in_spaces) + list(out_spaces) if s)
+    have = len(re.findall(r"S\([1-9]\d*\)", reprinted))
+    if have != want:
+        raise ValueError(f"the parsed entry computation layout {reprinted} has {have} "
+                         f"memory spaces, not {want}")
+

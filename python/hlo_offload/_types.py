@@ -1,0 +1,392 @@
+"""The values the API returns and the exceptions it raises.
+
+Every value is built from what the command line prints: a `Diagnostic` from one entry of
+`check --format=json` (docs/CLI.md), `str()` of a `Result` from the text `check` writes on
+standard error, a `Report` from `report --format=...`. Nothing here recomputes what the C++
+core decided.
+"""
+
+from __future__ import annotations
+
+import copy
+import html
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+__all__ = [
+    "ParseError",
+    "FixError",
+    "Location",
+    "Hop",
+    "Note",
+    "FixSuggestion",
+    "Diagnostic",
+    "Result",
+    "Report",
+    "FixedModule",
+]
+
+
+class ParseError(ValueError):
+    """The text is not an HLO module the parser accepts (or a limit of README "Limits" is
+    exceeded).
+
+    `path` is the name shown for the input, `line` and `column` (1-based) where the parser
+    stopped, `message` what it expected; `str(error)` is the command line's complete message
+    (`path:line:col: error: ...`, the source line and a caret).
+    """
+
+    def __init__(self, rendered: str, *, path: str, line: Optional[int], column: Optional[int],
+                 message: str):
+        super().__init__(rendered)
+        self.path = path
+        self.line = line
+        self.column = column
+        self.message = message
+
+    def __reduce__(self):
+        return (_make_parse_error, (self.args[0], self.path, self.line, self.column, self.message))
+
+
+def _make_parse_error(rendered, path, line, column, message):
+    return ParseError(rendered, path=path, line=line, column=column, message=message)
+
+
+class FixError(ValueError):
+    """`fix` could not rewrite the module: an error other than E1200 stands in the way, or
+    the fixed module still fails its re-check. `result` holds the diagnostics that say why
+    (what `hlo-offload fix` prints before it exits with status 1)."""
+
+    def __init__(self, message: str, result: "Result"):
+        super().__init__(message)
+        self.result = result
+
+
+@dataclass(frozen=True)
+class Location:
+    """A position in the module text: 1-based line and column."""
+
+    line: int
+    column: int
+
+    @classmethod
+    def _from_json(cls, j) -> Optional["Location"]:
+        if not j:
+            return None
+        return cls(int(j["line"]), int(j["column"]))
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One step of the path an offloaded tensor took: the instruction, its computation, the
+    shape index tracked there (a tuple) and where the instruction is in the text."""
+
+    instruction: str
+    computation: str
+    shape_index: tuple
+    location: Optional[Location] = None
+
+
+@dataclass(frozen=True)
+class Note:
+    """A note attached to a diagnostic, with its own location."""
+
+    message: str
+    location: Optional[Location] = None
+
+
+@dataclass(frozen=True)
+class FixSuggestion:
+    """A way to fix a diagnostic: the strategy `hlo-offload fix --strategy=` takes
+    (`"host-output"`, `"move-to-device"`, ...) and a paragraph that says what it does."""
+
+    strategy: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding, as `check --format=json` describes it (docs/CLI.md).
+
+    code: `"E1200"`, `"HO3004"`, ...; name: `"CompileTimeHostOffloadOutputLocationMismatch"`;
+    severity: `"error"`, `"warning"` or `"note"`; message: XLA's sentence (byte for byte for
+    XLA's own codes). output_index: the entry output's shape index (a tuple) or None;
+    output_path / input_path: JAX's pytree path of that output (`result['opt_state']['mu']`)
+    or of the entry parameter the diagnostic is about (`params['w']`), None when unknown
+    (HLO text has no pytree). source: `(file, line)` of the user's program from `metadata`,
+    or None. path: the hops from the offload to the output. fixes: FixSuggestion values.
+    `str(d)` is the diagnostic as the command line prints it.
+    """
+
+    code: str
+    name: str
+    severity: str
+    message: str
+    output_index: Optional[tuple] = None
+    output_path: Optional[str] = None
+    input_path: Optional[str] = None
+    source: Optional[tuple] = None
+    path: tuple = ()
+    fixes: tuple = ()
+    notes: tuple = ()
+    location: Optional[Location] = None
+    file: Optional[str] = None
+    module: Optional[str] = None
+    instruction: Optional[str] = None
+    computation: Optional[str] = None
+    start: Optional[str] = None
+    op_name: Optional[str] = None
+    help_uri: Optional[str] = None
+    _json: dict = field(default_factory=dict, repr=False, compare=False)
+    _text: str = field(default="", repr=False, compare=False)
+
+    @classmethod
+    def _from_json(cls, j: dict, *, file: Optional[str], module: Optional[str],
+                   text: str) -> "Diagnostic":
+        src = j.get("source")
+        source = None
+        op_name = None
+        if src:
+            op_name = src.get("op_name")
+            if "file" in src or "line" in src:
+                source = (src.get("file"), src.get("line"))
+        index = j.get("output_index")
+        return cls(
+            code=j["code"],
+            name=j["name"],
+            severity=j["severity"],
+            message=j["message"],
+            output_index=tuple(index) if index is not None else None,
+            output_path=j.get("output_path"),
+            input_path=j.get("input_path"),
+            source=source,
+            path=tuple(Hop(h["instruction"], h["computation"], tuple(h["shape_index"]),
+                           Location._from_json(h.get("location")))
+                       for h in j.get("path", ())),
+            fixes=tuple(FixSuggestion(f["strategy"], f["description"])
+                        for f in j.get("fixes", ())),
+            notes=tuple(Note(n["message"], Location._from_json(n.get("location")))
+                        for n in j.get("notes", ())),
+            location=Location._from_json(j.get("location")),
+            file=file,
+            module=module,
+            instruction=j.get("instruction"),
+            computation=j.get("computation"),
+            start=j.get("start"),
+            op_name=op_name,
+            help_uri=j.get("help_uri"),
+            _json=j,
+            _text=text,
+        )
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+    def to_json(self) -> dict:
+        """This diagnostic's object of `check --format=json` (a fresh copy)."""
+        return copy.deepcopy(self._json)
+
+    def __str__(self) -> str:
+        return self._text
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+class Result:
+    """What `check` found in one input.
+
+    ok: True when no diagnostic is an error (`hlo-offload check` would exit 0; warnings and
+    notes allowed). diagnostics: every Diagnostic, in the order the command line prints them.
+    `str(result)` is the text the command line writes (GNU style, with source lines and
+    notes; empty when nothing is found), `to_json()` the `--format=json` object (a dict).
+    modules: the names of the modules checked. hlo_text: for a JAX source, the HLO module
+    that was checked (None for text and files). notes: what the JAX front end wants the
+    caller to know (e.g. a CPU lowering, which drops offload annotations).
+
+    The diagnostics and the JSON object are made from the core's result when first asked
+    for (a module with thousands of warnings costs nothing until then).
+    """
+
+    def __init__(self, *, text: str, offsets, render_json, counts, exit_status: int,
+                 modules, file: str, notes=(), hlo_text: Optional[str] = None,
+                 xla_input: Any = None):
+        self._text = text
+        self._offsets = offsets
+        self._render_json = render_json  # () -> (JSON text, the diagnostics' (file, module))
+        self._json = None
+        self._diagnostics = None
+        self._lock = threading.Lock()
+        self._counts = counts
+        self.exit_status = exit_status
+        self.modules = list(modules)
+        self.file = file
+        self.notes = list(notes)
+        self.hlo_text = hlo_text
+        self.xla_input = xla_input
+
+    def _materialize(self) -> None:
+        with self._lock:
+            if self._json is not None:
+                return
+            import json
+            doc = json.loads(self._render_json())
+            self._render_json = None  # the core's result can go
+            diagnostics = []
+            k = 0
+            for entry in doc["files"]:
+                for j in entry.get("diagnostics", ()):
+                    a, b = self._offsets[k], self._offsets[k + 1]
+                    diagnostics.append(Diagnostic._from_json(
+                        j, file=entry.get("file"), module=entry.get("module"),
+                        text=self._text[a:b]))
+                    k += 1
+            self._diagnostics = diagnostics
+            self._json = doc
+
+    @property
+    def diagnostics(self) -> list:
+        if self._diagnostics is None:
+            self._materialize()
+        return self._diagnostics
+
+    @property
+    def ok(self) -> bool:
+        return self._counts[0] == 0
+
+    @property
+    def errors(self) -> list:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    @property
+    def warnings(self) -> list:
+        return [d for d in self.diagnostics if d.severity == "warning"]
+
+    def to_json(self) -> dict:
+        """The `check --format=json` object: `{"version": 1, "files": [...]}` (a fresh
+        copy; diagnostics gain `output_path` / `input_path` where they are known)."""
+        if self._json is None:
+            self._materialize()
+        return copy.deepcopy(self._json)
+
+    def __str__(self) -> str:
+        notes = "".join(f"hlo-offload: note: {n}\n" for n in self.notes)
+        return notes + self._text
+
+    def __repr__(self) -> str:
+        counts = dict(zip(("error", "warning", "note"), self._counts))
+        what = ", ".join(_plural(counts[s], s) for s in ("error", "warning", "note"))
+        name = ", ".join(self.modules) or self.file
+        return f"<hlo_offload.Result {'ok' if self.ok else 'not ok'}: {what} ({name})>"
+
+    def _repr_html_(self) -> str:
+        colours = {"error": "#b00020", "warning": "#9a6700", "note": "#0b57d0"}
+        parts = ['<div class="hlo-offload-result">']
+        verdict = "no error" if self.ok else _plural(len(self.errors), "error")
+        parts.append(f"<p><b>hlo-offload check</b> of {html.escape(self.file)}: "
+                     f"{html.escape(verdict)}, {_plural(len(self.warnings), 'warning')}</p>")
+        for n in self.notes:
+            parts.append(f"<p><i>note: {html.escape(n)}</i></p>")
+        if self.diagnostics:
+            parts.append('<table><tr><th>severity</th><th>code</th><th>output</th>'
+                         '<th>message</th><th>source</th></tr>')
+            for d in self.diagnostics:
+                output = d.output_path or (
+                    "{" + ",".join(map(str, d.output_index)) + "}"
+                    if d.output_index is not None else "")
+                src = f"{d.source[0]}:{d.source[1]}" if d.source else ""
+                parts.append(
+                    f'<tr><td style="color:{colours.get(d.severity, "inherit")}">'
+                    f"{d.severity}</td><td>{html.escape(d.code)} {html.escape(d.name)}</td>"
+                    f"<td><code>{html.escape(output)}</code></td>"
+                    f"<td>{html.escape(d.message)}</td><td>{html.escape(src)}</td></tr>")
+            parts.append("</table>")
+            parts.append("<details><summary>full text</summary><pre>"
+                         f"{html.escape(self._text)}</pre></details>")
+        parts.append("</div>")
+        return "\n".join(parts)
+
+
+class Report:
+    """The offload report of an input (`hlo-offload report`, docs/REPORT.md).
+
+    `str(report)` is the text report, `to_json()` the `--format=json` object (a dict; with
+    several modules a list of them), `to_dot()` the Graphviz picture, `to_html()` the
+    self-contained page, which `_repr_html_` shows in a notebook.
+    """
+
+    def __init__(self, *, render, file: str, modules, notes=()):
+        self._render = render
+        self._cache: dict = {}
+        self.file = file
+        self.modules = list(modules)
+        self.notes = list(notes)
+
+    def _get(self, fmt: str) -> str:
+        if fmt not in self._cache:
+            self._cache[fmt] = self._render(fmt)
+        return self._cache[fmt]
+
+    def to_json(self):
+        import json
+        return json.loads(self._get("json"))
+
+    def to_dot(self) -> str:
+        return self._get("dot")
+
+    def to_html(self) -> str:
+        return self._get("html")
+
+    def __str__(self) -> str:
+        return self._get("text")
+
+    def __repr__(self) -> str:
+        return f"<hlo_offload.Report of {', '.join(self.modules) or self.file}>"
+
+    def _repr_html_(self) -> str:
+        # The page is complete (its own <html> and styles): a notebook shows it in a frame
+        # of its own so that its styles stay inside.
+        page = html.escape(self.to_html(), quote=True)
+        return (f'<iframe srcdoc="{page}" style="width:100%;height:640px;border:0" '
+                'sandbox=""></iframe>')
+
+
+class FixedModule(str):
+    """The fixed HLO text (a str: write it, parse it, check it again), with what was done.
+
+    changed: False when nothing needed a fix (the text is the input's, byte for byte).
+    fixed_outputs: the entry output indices the fix changed (tuples); fixed_output_paths:
+    their JAX pytree paths where known. output_memory_kinds: the memory kind of every entry
+    output after the fix ("device", "pinned_host" or "unpinned_host") — for a JAX source a
+    pytree with the structure of the function's outputs, ready for
+    `jax.tree.map(lambda s, k: s.with_memory_kind(k), out_shardings, kinds)`; for text a
+    list, one per leaf of the entry result. diagnostics: the fix's notes (e.g. nothing to
+    fix) and what the re-check of the fixed module reported.
+    """
+
+    changed: bool
+    strategy: str
+    fixed_outputs: list
+    fixed_output_paths: list
+    output_memory_kinds: Any
+    diagnostics: list
+
+    def __new__(cls, text: str, **attrs):
+        self = super().__new__(cls, text)
+        for k, v in attrs.items():
+            setattr(self, k, v)
+        return self
+
+    @property
+    def text(self) -> str:
+        return str.__str__(self)
+
+    def __repr__(self) -> str:
+        what = ("fixed " + ", ".join(self.fixed_output_paths or
+                                     ["{" + ",".join(map(str, i)) + "}"
+                                      for i in self.fixed_outputs])
+                if self.changed else "nothing to fix")
+        return f"<hlo_offload.FixedModule ({self.strategy}): {what}; {len(self)} characters>"

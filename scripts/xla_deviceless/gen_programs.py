@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Real XLA's verdict on each JAX program of the test suite, by deviceless compiles.
+
+    python3 scripts/xla_deviceless/gen_programs.py --backend tpu|cuda [--out DIR]
+        [--only SUBSTR] [--target-config FILE] [--dump DIR]
+
+Builds every program of tests/python/jax_programs/offload_programs.py exactly as the test
+suite does (the same `lowering_platforms=(platform,)` lowering, the same StableHLO edits),
+but hands the StableHLO to the backend's compile-only client (xladl.Target) instead of the
+tool, and writes `<out>/jax_programs/<name>/result.json`: ok, XLA's error text and code
+(E1200 ...), XLA's host-compute warnings from the log and the instructions they convert into
+host compute, and `stderr.log` (XLA's warning and error lines). The default --out is the backend's folder under tests/xla-ref/ (the one
+gen_ref.py writes; its `programs/` folder is gen_ref.py's and is left alone).
+The platform each program is lowered for is the backend's ("tpu" or "cuda"). Nothing is
+executed. All programs of one backend compile in one child process.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import xladl  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(HERE))
+PROGRAMS_DIR = os.path.join(REPO, "tests", "python", "jax_programs")
+OUT_DIRS = {"tpu": "libtpu-0.0.42.1-v5e_2x2", "cuda": "cuda12-plugin-0.10.2-h100_sxm"}
+LOG_PREFIX_RE = re.compile(r"^[IWEF]\d{4} [\d:.]+\s+\d+ ")
+ERROR_CODE_RE = re.compile(r"\b(E\d{4}): ([A-Za-z]+)")
+HOST_COMPUTE_NAME_RE = re.compile(r'Found an instruction \("([^"]+)"\) which does device compute')
+
+
+class CaptureFrontEnd(object):
+    """Stands in for the JAX front end (hlo_offload._jax) a program's build() calls: keeps
+    the StableHLO text the front end would convert, lowered the same way."""
+
+    def __init__(self):
+        self.text = None
+        self.platform = None
+
+    def from_jax(self, source, *args, platform=None, **kwargs):
+        """As hlo_offload._jax.from_jax: a Lowered as it is, else trace and lower for
+        `platform`; returns self (the text is in self.text)."""
+        import jax
+        if isinstance(source, jax.stages.Lowered):
+            lowered = source
+            plats = getattr(getattr(lowered, "_lowering", None), "_platforms", None) or ()
+            self.platform = platform or (plats[0] if plats else "tpu")
+        else:
+            self.platform = platform or "tpu"
+            lowered = source.trace(*args, **kwargs).lower(
+                lowering_platforms=(self.platform,))
+        self.text = lowered.as_text()
+        return self
+
+    def from_stablehlo_text(self, text, platform=None, **kwargs):
+        """As hlo_offload._jax.from_stablehlo_text: keeps the text."""
+        self.text, self.platform = text, platform or "tpu"
+        return self
+
+
+def child(args, out_root):
+    """Compiles each program for args.backend in this process, writing its result.json."""
+    sys.path.insert(0, PROGRAMS_DIR)
+    import offload_programs
+    from jax._src.interpreters import mlir
+    from jax._src.lib.mlir import ir
+    tc = xladl.read_target_config(args.topology, args.target_config) \
+        if args.backend == "cuda" else None
+    target = xladl.Target(args.backend, args.topology, tc)
+    platform = {"tpu": "tpu", "cuda": "cuda"}[args.backend]
+    for prog in offload_programs.PROGRAMS:
+        if args.only and not any(o in prog.name for o in args.only.split(",")):
+            continue
+        pdir = os.path.join(out_root, "jax_programs", prog.name)
+        os.makedirs(pdir, exist_ok=True)
+        row = {"name": prog.name, "platform": platform, "stage": "lower", "ok": False}
+        log_path = os.path.join(pdir, "stderr.full.log")
+        with xladl.StderrCapture(log_path):
+            try:
+                fe = CaptureFrontEnd()
+                prog.build(fe, platform)
+                assert fe.platform == platform, fe.platform
+                row["stage"] = "compile"
+                with mlir.make_ir_context():
+                    module = ir.Module.parse(fe.text)
+                    module.operation.attributes["sym_name"] = ir.StringAttr.get(
+                        "jp_" + prog.name)
+                    target.compile_mlir(module)
+                row["ok"] = True
+            except Exception as e:  # XLA's verdict or a fault; the stage tells which
+                row["error"] = str(e)
+                row["error_type"] = type(e).__name__
+                m = ERROR_CODE_RE.search(row["error"])
+                if m:
+                    row["code"], row["code_name"] = m.group(1), m.group(2)
+                if row["stage"] != "compile":
+                    row["traceback_tail"] = traceback.format_exc().splitlines()[-3:]
+        with open(log_path, errors="replace") as fh:
+            log = fh.read()
+        os.remove(log_path)
+        warnings = [LOG_PREFIX_RE.sub("", l) for l in xladl.host_compute_warnings(log)]
+        row["host_compute_warning_count"] = len(warnings)
+        row["host_compute_warnings"] = [l[:400] for l in warnings[:8]]
+        # The instructions XLA converts into host compute, each named once, in log order.
+        names = [m.group(1) for m in map(HOST_COMPUTE_NAME_RE.search, warnings) if m]
+        row["host_compute_instructions"] = sorted(set(names), key=names.index)
+        keep = [LOG_PREFIX_RE.sub("", l)[:600] for l in log.splitlines()
+                if xladl.HOST_COMPUTE_RE.search(l) or re.search(
+                    r"\bE1\d{3}\b|Check failed|INVALID_ARGUMENT|UNIMPLEMENTED", l)]
+        if keep:
+            with open(os.path.join(pdir, "stderr.log"), "w") as fh:
+                fh.write("\n".join(keep[:50]) + "\n")
+        with open(os.path.join(pdir, "result.json"), "w") as fh:
+            json.dump(row, fh, indent=1, sort_keys=True)
+            fh.write("\n")
+        print("%-45s %s %s" % (prog.name, "compiled" if row["ok"] else
+                               row.get("code") or row["error"].splitlines()[0][:100],
+                               "host-compute-warning x%d" % len(warnings) if warnings else ""))
+
+
+def main():
+    """Runs the child for one backend with xladl.child_env."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--backend", choices=["tpu", "cuda"], required=True)
+    ap.add_argument("--topology")
+    ap.add_argument("--target-config")
+    ap.add_argument("--out")
+    ap.add_argument("--only")
+    ap.add_argument("--dump", help="also write XLA's pass dumps around the offloading "
+                    "passes to this folder (not kept in the reference data)")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    args.topology = args.topology or xladl.DEFAULT_TOPOLOGY[args.backend]
+    out_root = os.path.abspath(args.out or os.path.join(
+        REPO, "tests", "xla-ref", OUT_DIRS[args.backend]))
+    if args.child:
+        child(args, out_root)
+        return 0
+    if not xladl.installed(args.backend):
+        raise SystemExit("%s is not installed in %s: %s" % (
+            args.backend, xladl.pkg_dir(args.backend),
+            " ".join(xladl.install_command(args.backend))))
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", "--backend", args.backend,
+           "--topology", args.topology, "--out", out_root]
+    for flag, value in (("--target-config", args.target_config), ("--only", args.only)):
+        if value:
+            cmd += [flag, value]
+    return subprocess.run(cmd, env=xladl.child_env(args.backend, args.dump)).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""Helpers of the API suite: the command line run as a process, the corpus files, and
+module texts written for the tests."""
+import os
+import pathlib
+import subprocess
+
+HERE = pathlib.Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+
+
+def run_cli(cli, *args, stdin=None):
+    """(exit status, stdout as text, stderr as text) of the package's command line."""
+    proc = subprocess.run([cli, *map(str, args)], input=stdin, capture_output=True,
+                          timeout=120)
+    return (proc.returncode, proc.stdout.decode("utf-8", "replace"),
+            proc.stderr.decode("utf-8", "replace"))
+
+
+def shared_path() -> pathlib.Path:
+    return pathlib.Path(os.environ.get("HLOFF_SHARED_DIR", REPO.parent / "shared"))
+
+
+def corpus_files(shared: pathlib.Path):
+    corpus = shared / "corpus"
+    files = sorted((corpus / "cases").rglob("*.hlo"))
+    files += sorted(p for p in (corpus / "real").iterdir()
+                    if p.suffix in (".hlo", ".txt") and p.name != "SOURCES.md")
+    return files
+
+
+E1200_TEXT = """\
+HloModule offload_step, entry_computation_layout={(f32[32,256]{1,0})->(f32[], f32[32,256]{1,0})}
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[32,256]{1,0} parameter(0)
+  act = f32[32,256]{1,0} tanh(x), metadata={op_name="jit(step)/tanh" source_file="/home/user/step.py" source_line=12}
+  host = f32[32,256]{1,0} custom-call(act), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}, metadata={op_name="jit(step)/device_put" source_file="/home/user/step.py" source_line=13}
+  zero = f32[] constant(0)
+  loss = f32[] reduce(act, zero), dimensions={0,1}, to_apply=add
+  ROOT out = (f32[], f32[32,256]{1,0}) tuple(loss, host)
+}
+"""
+
+CLEAN_TEXT = """\
+HloModule clean, entry_computation_layout={(f32[8]{0})->f32[8]{0}}
+
+ENTRY main {
+  x = f32[8]{0} parameter(0)
+  ROOT y = f32[8]{0} negate(x)
+}
+"""
