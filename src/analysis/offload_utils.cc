@@ -1,6 +1,8 @@
 // Successor/predecessor relations for host-offload dataflow.
 #include "analysis/offload_utils.h"
 
+#include <algorithm>
+#include <deque>
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
@@ -267,12 +269,12 @@ bool ReachesThroughReshapes(const Instruction* start, HloOpcode target,
 
 bool IsMoveToHostWithDynamicUpdateSlice(const Instruction* instr) {
   return IsMoveToHost(instr) &&
-         ReachesThroughReshapes(instr, HloOpcode::kDynamicUpdateSlice, true);
+         ReachesThroughReshapes(instr, HloOpcode::kDynamicUpdateSlice, /*along_users=*/true);
 }
 
 bool IsMoveToDeviceWithDynamicSlice(const Instruction* instr) {
   return IsMoveToDevice(instr) &&
-         ReachesThroughReshapes(instr, HloOpcode::kDynamicSlice, false);
+         ReachesThroughReshapes(instr, HloOpcode::kDynamicSlice, /*along_users=*/false);
 }
 
 absl::flat_hash_set<int64_t> CollectDynamicVariableTupleIndices(
@@ -472,6 +474,55 @@ std::optional<int64_t> ScalarIntegerConstant(const Instruction* instr) {
   int64_t value = 0;
   if (!absl::SimpleAtoi(instr->literal_text(), &value)) return std::nullopt;
   return value;
+}
+
+absl::StatusOr<SliceWalk> SliceLeadsToMoveToDevice(
+    const Instruction* slice, const CallGraph& call_graph, bool record_paths,
+    Instruction** offending) {
+  using IAS = InstructionAndShapeIndex;
+  SliceWalk result;
+  std::deque<IAS> queue;
+  absl::flat_hash_set<IAS> seen;
+  absl::flat_hash_map<IAS, IAS> previous;
+  const IAS origin = {const_cast<Instruction*>(slice), {}};
+  auto enqueue = [&](const IAS& from) -> absl::Status {
+    ASSIGN_OR_RETURN(auto successors,
+                     GetSuccessors(from, call_graph,
+                                   /*skip_whole_tuple_reads=*/false, offending));
+    for (const IAS& s : successors) {
+      if (!seen.insert(s).second) continue;
+      if (record_paths) previous.emplace(s, from);
+      queue.push_back(s);
+    }
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(enqueue(origin));
+  while (!queue.empty()) {
+    IAS current = queue.front();
+    queue.pop_front();
+    const Instruction* instr = current.instruction;
+    if (IsMoveToDevice(instr)) {
+      if (!record_paths) continue;
+      std::vector<const Instruction*> path = {instr};
+      for (auto it = previous.find(current);
+           it != previous.end() && !(it->second == origin);
+           it = previous.find(it->second)) {
+        if (path.back() != it->second.instruction) {
+          path.push_back(it->second.instruction);
+        }
+      }
+      std::reverse(path.begin(), path.end());
+      result.move_to_devices.emplace_back(instr, std::move(path));
+      continue;
+    }
+    if (!IsAllowedBetweenSliceAndMoveToDevice(instr)) {
+      result.leads = false;
+      result.move_to_devices.clear();
+      return result;
+    }
+    RETURN_IF_ERROR(enqueue(current));
+  }
+  return result;
 }
 
 }  // namespace hloff

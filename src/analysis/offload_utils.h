@@ -107,6 +107,28 @@ absl::flat_hash_set<int64_t> CollectDynamicVariableTupleIndices(
 // parameter, while).
 bool IsAllowedBetweenSliceAndMoveToDevice(const Instruction* instr);
 
+// What the walk from a slice of a host value found
+// (SliceLeadsToMoveToDevice).
+struct SliceWalk {
+  // Every path from the slice, through the hops that
+  // IsAllowedBetweenSliceAndMoveToDevice allows, ends in a MoveToDevice.
+  bool leads = true;
+  // With `record_paths` and `leads`: each MoveToDevice reached, with the
+  // instructions from the slice's first user to it (in walk order).
+  std::vector<std::pair<const Instruction*, std::vector<const Instruction*>>>
+      move_to_devices;
+};
+
+// The HostOffloader's SliceLeadsToMoveToDevice (host_offloader.cc, V5+): a
+// breadth-first walk of GetSuccessors from `slice` (a slice or dynamic-slice
+// of a value in host memory) that stops at MoveToDevices and fails at the
+// first instruction that is not an allowed hop. The offloader turns a slice
+// that does not lead into host compute (HO2002); the report records the
+// paths. Errors: GetSuccessors' (`offending` receives the instruction).
+absl::StatusOr<SliceWalk> SliceLeadsToMoveToDevice(
+    const Instruction* slice, const CallGraph& call_graph, bool record_paths,
+    Instruction** offending = nullptr);
+
 // The MoveToHosts in the order HostOffloader processes them: the post order
 // of the entry computation, descending depth-first into called computations
 // where they are called, each computation once (host_offloader.cc RunImpl's

@@ -517,16 +517,6 @@ class Computation {
   void NoteKeyInstruction(Instruction* instr);
 };
 
-// Checks that the shapes flowing unchanged through `instr` agree, ignoring
-// layouts, as XLA's HloVerifier does: a get-tuple-element and its tuple
-// element; a tuple and its operands; a copy, opt-barrier or
-// dynamic-update-slice and its operand 0; a while, call or conditional and
-// the parameters and roots of its computations. Returns what disagrees
-// ("tuple element 1 has shape f32[8] but f32[9] is passed to it"), or an
-// empty string. Malformed structure (a missing computation, an index out of
-// range) is reported the same way.
-std::string ForwardedShapeMismatch(const Instruction& instr);
-
 // The entry computation layout: the source of truth for which parameters and
 // outputs live in host memory (xla::ComputationLayout).
 struct EntryComputationLayout {

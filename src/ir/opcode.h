@@ -30,6 +30,13 @@ std::optional<HloOpcode> StringToHloOpcode(absl::string_view spelling);
 // async-start, async-done, custom-call, send, recv, send-done, recv-done).
 bool IsValidDuringPureMemoryOffload(HloOpcode opcode);
 
+// True for the collectives that move data between devices (all-gather,
+// all-reduce, all-to-all, ragged-all-to-all, reduce-scatter,
+// collective-broadcast, collective-permute, and the -start forms of
+// all-gather, all-reduce and collective-permute), as the HO3013 lint looks
+// for them in a manually partitioned region.
+bool IsCollective(HloOpcode opcode);
+
 }  // namespace hloff
 
 #endif  // HLO_OFFLOAD_IR_OPCODE_H_

@@ -121,8 +121,9 @@ class Legalizer {
                 at);
   }
 
-  absl::StatusOr<InstrAndIndex> WalkUp(const InstrAndIndex& current);
-  absl::StatusOr<std::vector<InstrAndIndex>> WalkDown(
+  absl::StatusOr<InstrAndIndex> WalkUpMemoryOffload(
+      const InstrAndIndex& current);
+  absl::StatusOr<std::vector<InstrAndIndex>> WalkDownMemoryOffload(
       const InstrAndIndex& current, bool for_move_copy_phase,
       bool* unsupported_host_call);
   void UpdateLayout(const InstrAndIndex& value, const Layout& layout);
@@ -131,7 +132,7 @@ class Legalizer {
       const Shape& before, const Shape& after);
   absl::Status MoveCopyDown(const InstrAndIndex& copy);
   bool ShouldMoveCopyDown(Instruction* copy);
-  absl::StatusOr<bool> ProcessAnnotation(Instruction* start);
+  absl::StatusOr<bool> ProcessAnnotationForCopyMovement(Instruction* start);
 
   Module& module_;
   const PassContext& context_;
@@ -145,7 +146,8 @@ class Legalizer {
   std::vector<Instruction*> to_remove_;
 };
 
-absl::StatusOr<InstrAndIndex> Legalizer::WalkUp(const InstrAndIndex& current) {
+absl::StatusOr<InstrAndIndex> Legalizer::WalkUpMemoryOffload(
+    const InstrAndIndex& current) {
   Instruction* instr = current.instruction;
   int64_t index = current.index;
   auto invalid = [](std::string m) { return absl::InvalidArgumentError(m); };
@@ -203,7 +205,7 @@ absl::StatusOr<InstrAndIndex> Legalizer::WalkUp(const InstrAndIndex& current) {
   }
 }
 
-absl::StatusOr<std::vector<InstrAndIndex>> Legalizer::WalkDown(
+absl::StatusOr<std::vector<InstrAndIndex>> Legalizer::WalkDownMemoryOffload(
     const InstrAndIndex& current, bool for_move_copy_phase,
     bool* unsupported_host_call) {
   std::vector<InstrAndIndex> results;
@@ -448,7 +450,8 @@ absl::Status Legalizer::MoveCopyDown(const InstrAndIndex& copy_value) {
     Item item = stack.back();
     stack.pop_back();
     bool host_call = false;
-    auto users = WalkDown(item.value, /*for_move_copy_phase=*/true, &host_call);
+    auto users = WalkDownMemoryOffload(item.value, /*for_move_copy_phase=*/true,
+                                       &host_call);
     if (!users.ok()) {
       if (host_call) {
         return Fail(DiagCode::kHO9002, absl::StatusCode::kUnimplemented,
@@ -576,7 +579,8 @@ bool Legalizer::ShouldMoveCopyDown(Instruction* copy) {
   return true;
 }
 
-absl::StatusOr<bool> Legalizer::ProcessAnnotation(Instruction* instruction) {
+absl::StatusOr<bool> Legalizer::ProcessAnnotationForCopyMovement(
+    Instruction* instruction) {
   if (instruction->IsRoot() || instruction->user_count() == 0) return false;
   Instruction* start = FindDUSFromAnnotation(instruction->users()[0]);
   if (start->opcode() != HloOpcode::kDynamicUpdateSlice) start = instruction;
@@ -591,7 +595,7 @@ absl::StatusOr<bool> Legalizer::ProcessAnnotation(Instruction* instruction) {
   processed_annotations_.insert(start);
   if (start->opcode() == HloOpcode::kDynamicUpdateSlice) {
     while (true) {
-      auto up = WalkUp(current);
+      auto up = WalkUpMemoryOffload(current);
       if (!up.ok()) return false;
       if (*up == current) break;
       current = *up;
@@ -637,7 +641,8 @@ absl::StatusOr<bool> Legalizer::ProcessAnnotation(Instruction* instruction) {
       continue;
     }
     bool host_call = false;
-    auto down = WalkDown(top, /*for_move_copy_phase=*/false, &host_call);
+    auto down = WalkDownMemoryOffload(top, /*for_move_copy_phase=*/false,
+                                      &host_call);
     if (!down.ok()) break;
     stack.pop_back();
     stack.insert(stack.end(), down->begin(), down->end());
@@ -719,7 +724,7 @@ absl::StatusOr<bool> Legalizer::Run() {
   bool changed = false;
   for (Instruction* start : starts) {
     if (processed_annotations_.contains(start) || start->IsDead()) continue;
-    ASSIGN_OR_RETURN(bool result, ProcessAnnotation(start));
+    ASSIGN_OR_RETURN(bool result, ProcessAnnotationForCopyMovement(start));
     changed |= result;
   }
   for (Instruction* instr : to_remove_) {

@@ -411,41 +411,22 @@ absl::Status Offloader::MarkHostCompute(Instruction* instr,
 absl::StatusOr<bool> Offloader::SliceLeadsToMoveToDevice(Instruction* slice) {
   auto cached = slice_leads_to_device_.find(slice);
   if (cached != slice_leads_to_device_.end()) return cached->second;
-  std::deque<IAS> queue;
-  absl::flat_hash_set<IAS> seen;
-  ASSIGN_OR_RETURN(auto first, GetSuccessors({slice, {}}, call_graph_, false,
-                                               &offending_));
-  for (auto& s : first) {
-    if (seen.insert(s).second) queue.push_back(s);
+  ASSIGN_OR_RETURN(SliceWalk walk,
+                   hloff::SliceLeadsToMoveToDevice(slice, call_graph_,
+                                                   /*record_paths=*/false,
+                                                   &offending_));
+  if (!walk.leads) {
+    absl::string_view kind =
+        slice->opcode() == HloOpcode::kSlice ? "slice" : "dynamic-slice";
+    Warn(DiagCode::kHO2002,
+         absl::StrCat("Encountered ", kind,
+                      " on tensor which is in host memory. ", slice->name(),
+                      " does not move the tensor back to device. ",
+                      slice->name(), " will be converted into host compute."),
+         slice);
   }
-  bool result = true;
-  while (!queue.empty() && result) {
-    IAS current = queue.front();
-    queue.pop_front();
-    Instruction* instr = current.instruction;
-    if (IsMoveToDevice(instr)) continue;
-    bool hop = IsAllowedBetweenSliceAndMoveToDevice(instr);
-    if (!hop) {
-      absl::string_view kind = slice->opcode() == HloOpcode::kSlice
-                                  ? "slice"
-                                  : "dynamic-slice";
-      Warn(DiagCode::kHO2002,
-           absl::StrCat("Encountered ", kind,
-                        " on tensor which is in host memory. ", slice->name(),
-                        " does not move the tensor back to device. ",
-                        slice->name(), " will be converted into host compute."),
-           slice);
-      result = false;
-      break;
-    }
-    ASSIGN_OR_RETURN(auto next,
-                     GetSuccessors(current, call_graph_, false, &offending_));
-    for (auto& s : next) {
-      if (seen.insert(s).second) queue.push_back(s);
-    }
-  }
-  slice_leads_to_device_[slice] = result;
-  return result;
+  slice_leads_to_device_[slice] = walk.leads;
+  return walk.leads;
 }
 
 void Offloader::ReportOutputError(const IAS& start, const IAS& root,
@@ -694,7 +675,8 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
     }
     if (!expand) continue;
     Instruction* offending = nullptr;
-    auto successors = GetSuccessors(current, call_graph_, false, &offending);
+    auto successors = GetSuccessors(
+        current, call_graph_, /*skip_whole_tuple_reads=*/false, &offending);
     if (!successors.ok()) return FailFrom(successors.status(), instr, offending);
     for (IAS& s : *successors) {
       if (MemorySpaceAt(s.instruction, s.shape_index) == kHostMemorySpace) {
@@ -866,8 +848,9 @@ absl::StatusOr<std::vector<IAS>> Offloader::GetStartingInstructions(
   absl::flat_hash_map<IAS, IAS> previous;
   absl::flat_hash_set<IAS> seen;
   hops_to_start_.clear();
-  ASSIGN_OR_RETURN(auto first, GetSuccessors({mth, {}}, call_graph_, false,
-                                               &offending_));
+  ASSIGN_OR_RETURN(auto first,
+                   GetSuccessors({mth, {}}, call_graph_,
+                                 /*skip_whole_tuple_reads=*/false, &offending_));
   for (auto& s : first) {
     if (seen.insert(s).second) queue.push_back(s);
   }
@@ -895,7 +878,8 @@ absl::StatusOr<std::vector<IAS>> Offloader::GetStartingInstructions(
       continue;
     }
     ASSIGN_OR_RETURN(auto next,
-                     GetSuccessors(current, call_graph_, false, &offending_));
+                     GetSuccessors(current, call_graph_,
+                                   /*skip_whole_tuple_reads=*/false, &offending_));
     for (auto& s : next) {
       if (seen.insert(s).second) {
         previous.emplace(s, current);
@@ -1507,7 +1491,8 @@ absl::StatusOr<bool> Offloader::Run() {
                               " at index ", ShapeIndexToString(index)));
       }
       start_hops_.clear();
-      if (auto s = WalkDownHostMemoryOffloadPaths({param, index}, false,
+      if (auto s = WalkDownHostMemoryOffloadPaths({param, index},
+                                                  /*insert_copy_before=*/false,
                                                   std::nullopt, param);
           !s.ok()) {
         return s;

@@ -70,24 +70,6 @@ const Instruction* SkipHopsDown(const Instruction* instr) {
   return instr;
 }
 
-bool IsCollective(const Instruction* instr) {
-  switch (instr->opcode()) {
-    case HloOpcode::kAllGather:
-    case HloOpcode::kAllGatherStart:
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllReduceStart:
-    case HloOpcode::kAllToAll:
-    case HloOpcode::kRaggedAllToAll:
-    case HloOpcode::kReduceScatter:
-    case HloOpcode::kCollectiveBroadcast:
-    case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectivePermuteStart:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Single-operand hops a value passes through unchanged: bitcast, a bitcast
 // reshape, copy.
 bool IsCopyOrBitcastHop(const Instruction* instr) {
@@ -171,7 +153,7 @@ void LintManualRegions(const Module& module, std::vector<Diagnostic>& out) {
     auto visit = [&](const Instruction* other) {
       ++edges;
       if (!in_region(other) || !seen.insert(other).second) return;
-      if (IsCollective(other)) collective = other;
+      if (IsCollective(other->opcode())) collective = other;
       queue.push_back(other);
     };
     for (size_t next = 0; next < queue.size() && !done(); ++next) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "ir/verifier.h"
 #include "passes/algebraic_simplifier.h"
 #include "passes/call_inliner.h"
 #include "passes/convert_memory_placement_to_internal_annotations.h"
@@ -121,37 +122,20 @@ const std::vector<absl::string_view>& XlaPipeline() {
 
 namespace {
 
-// What XLA's verifier would check after a pass, as far as the printed module
-// depends on it: the entry root matches entry_computation_layout, and shapes
-// that flow through instructions unchanged agree. A pass that broke either
-// would print a module that does not parse; it is refused (HO9002) instead.
+// The verifier (ir/verifier.h) after a pass: the entry root matches
+// entry_computation_layout, every instruction keeps the structural rules
+// and the shapes it forwards agree. A pass that broke one would print a
+// module that does not parse; it is refused (HO9002) instead.
 absl::Status VerifyAfterPass(const Module& module, absl::string_view pass,
                              const PassContext& context) {
-  auto refuse = [&](const Instruction* instr, std::string what) {
-    Diagnostic d = MakeDiagnostic(
-        DiagCode::kHO9002, absl::StrCat("after ", pass, ", ", what), instr);
-    absl::Status status = ToXlaStatus(d);
-    if (context.diagnostics) context.diagnostics->Emit(std::move(d));
-    return status;
-  };
-  const Instruction* root = module.entry()->root();
-  const Shape& declared = module.entry_computation_layout().result;
-  if (!shape_util::Compatible(declared, root->shape())) {
-    return refuse(root, absl::StrCat("the entry root '", root->name(),
-                                     "' has shape ", ShapeToString(root->shape()),
-                                     " but entry_computation_layout says ",
-                                     ShapeToString(declared)));
-  }
-  for (const auto& comp : module.computations()) {
-    for (const auto& instr : comp->raw_instructions()) {
-      if (instr->IsDead()) continue;
-      std::string mismatch = ForwardedShapeMismatch(*instr);
-      if (!mismatch.empty()) {
-        return refuse(instr.get(), absl::StrCat("'", instr->name(), "': ", mismatch));
-      }
-    }
-  }
-  return absl::OkStatus();
+  VerifierError error;
+  if (VerifyModule(module, &error).ok()) return absl::OkStatus();
+  Diagnostic d = MakeDiagnostic(
+      DiagCode::kHO9002, absl::StrCat("after ", pass, ", ", error.message),
+      error.instruction);
+  absl::Status status = ToXlaStatus(d);
+  if (context.diagnostics) context.diagnostics->Emit(std::move(d));
+  return status;
 }
 
 }  // namespace

@@ -522,7 +522,7 @@ std::optional<std::string> UnknownPass(const std::vector<std::string>& passes) {
 }
 
 absl::Status CheckReadsBack(absl::string_view printed) {
-  for (const InputChunk& chunk : SplitInput(printed, true)) {
+  for (const InputChunk& chunk : SplitInput(printed, /*split=*/true)) {
     auto module = ParseHloModule(chunk.text, ParseOptions{"<output>", 0});
     if (!module.ok()) {
       absl::string_view why = module.status().message();

@@ -199,8 +199,8 @@ PipelineResult RunPipeline(Command command, absl::string_view text,
 PipelineResult RunPipelineOnFile(Command command, const std::string& file,
                                  PipelineOptions options);
 // Runs `command` on a module already parsed (split_input and line_offset do
-// not apply). fix works on the module's printed text (its locations are
-// those of that text).
+// not apply). check and opt run on the module itself; fmt, fix and report
+// work on its printed text (their locations are those of that text).
 PipelineResult RunPipelineOnModule(Command command,
                                    std::unique_ptr<Module> module,
                                    const PipelineOptions& options);

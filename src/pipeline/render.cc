@@ -131,11 +131,11 @@ std::string RenderReports(const std::vector<const PipelineResult*>& results,
     case ReportFormat::kJson: {
       constexpr auto kReplace = nlohmann::ordered_json::error_handler_t::replace;
       if (reports.size() == 1) {
-        rendered = ReportToJson(*reports.front()).dump(2, ' ', false, kReplace);
+        rendered = ReportToJson(*reports.front()).dump(2, ' ', /*ensure_ascii=*/false, kReplace);
       } else {
         nlohmann::ordered_json all = nlohmann::ordered_json::array();
         for (const Report* report : reports) all.push_back(ReportToJson(*report));
-        rendered = all.dump(2, ' ', false, kReplace);
+        rendered = all.dump(2, ' ', /*ensure_ascii=*/false, kReplace);
       }
       rendered += "\n";
       break;

@@ -117,20 +117,13 @@ class OffloadWalker {
     absl::flat_hash_map<IAS, IAS> previous;
   };
 
-  // The result of SliceLeadsToMoveToDevice for one slice, with the
-  // MoveToDevices reached and the way there.
-  struct SliceResult {
-    bool leads = true;
-    std::vector<std::pair<const Instruction*, std::vector<const Instruction*>>>
-        move_to_devices;
-  };
-
   void RunWalk(Offload& offload, IAS start, Phase phase, bool checks_outputs,
                const Instruction* inherited_walk_start, int64_t host_compute);
   void MarkRed(const std::vector<const Instruction*>& path);
   void Expand(Walk& walk, std::deque<Item>& queue,
               absl::flat_hash_set<IAS>& seen, const Item& item, Phase phase);
-  const SliceResult& SliceLeadsToMoveToDevice(const Instruction* slice);
+  // SliceLeadsToMoveToDevice of `slice` with its paths, once per slice.
+  const SliceWalk& WalkFromSlice(const Instruction* slice);
   std::vector<const Instruction*> PathTo(const Walk& walk, const IAS& value,
                                          const IAS& start) const;
   void AddEnd(Walk& walk, const Item& item, EndKind kind,
@@ -144,7 +137,7 @@ class OffloadWalker {
   const CallGraph& call_graph_;
   Report& report_;
   absl::flat_hash_set<const Instruction*> absorbed_move_to_hosts_;
-  absl::flat_hash_map<const Instruction*, SliceResult> slices_;
+  absl::flat_hash_map<const Instruction*, SliceWalk> slices_;
   absl::flat_hash_set<IAS> host_values_;
   std::vector<IAS> host_value_order_;  // host_values_ in discovery order
   // Host-compute offloads, by their output value, walked after the others.
@@ -281,47 +274,18 @@ void OffloadWalker::HostComputeEnd(Walk& walk, const IAS& start,
   }
 }
 
-const OffloadWalker::SliceResult& OffloadWalker::SliceLeadsToMoveToDevice(
-    const Instruction* slice) {
+const SliceWalk& OffloadWalker::WalkFromSlice(const Instruction* slice) {
   auto cached = slices_.find(slice);
   if (cached != slices_.end()) return cached->second;
-  SliceResult result;
-  std::deque<IAS> queue;
-  absl::flat_hash_set<IAS> seen;
-  absl::flat_hash_map<IAS, IAS> previous;
-  IAS origin = {const_cast<Instruction*>(slice), {}};
-  auto enqueue = [&](const IAS& from) -> bool {
-    auto successors = GetSuccessors(from, call_graph_);
-    if (!successors.ok()) return false;
-    for (const IAS& s : *successors) {
-      if (!seen.insert(s).second) continue;
-      previous.emplace(s, from);
-      queue.push_back(s);
-    }
-    return true;
-  };
-  if (!enqueue(origin)) result.leads = false;
-  while (!queue.empty() && result.leads) {
-    IAS current = queue.front();
-    queue.pop_front();
-    const Instruction* instr = current.instruction;
-    if (IsMoveToDevice(instr)) {
-      std::vector<const Instruction*> path = {instr};
-      for (auto it = previous.find(current);
-           it != previous.end() && !(it->second == origin);
-           it = previous.find(it->second)) {
-        if (path.back() != it->second.instruction) {
-          path.push_back(it->second.instruction);
-        }
-      }
-      std::reverse(path.begin(), path.end());
-      result.move_to_devices.emplace_back(instr, std::move(path));
-      continue;
-    }
-    bool hop = IsAllowedBetweenSliceAndMoveToDevice(instr);
-    if (!hop || !enqueue(current)) result.leads = false;
+  // The offloader's own walk (analysis/offload_utils.h); a walk that cannot
+  // go on (GetSuccessors fails) does not lead to a MoveToDevice.
+  auto walk = SliceLeadsToMoveToDevice(slice, call_graph_, /*record_paths=*/true);
+  SliceWalk result;
+  if (walk.ok()) {
+    result = *std::move(walk);
+  } else {
+    result.leads = false;
   }
-  if (!result.leads) result.move_to_devices.clear();
   return slices_.emplace(slice, std::move(result)).first->second;
 }
 
@@ -416,7 +380,7 @@ void OffloadWalker::RunWalk(Offload& offload, IAS start, Phase phase,
         // Pure memory: the data moves on unchanged.
       } else if (instr->opcode() == HloOpcode::kDynamicSlice ||
                  instr->opcode() == HloOpcode::kSlice) {
-        const SliceResult& slice = SliceLeadsToMoveToDevice(instr);
+        const SliceWalk& slice = WalkFromSlice(instr);
         if (!slice.leads) {
           HostComputeEnd(walk, start, item);
           continue;
@@ -504,7 +468,8 @@ void OffloadWalker::WalkAll() {
       offload.source = SourceOf(module_, param);
       Mark(param).source = ShortSource(offload.source);
       report_.offloads.push_back(std::move(offload));
-      RunWalk(report_.offloads.back(), {param, index}, Phase::kHost, true,
+      RunWalk(report_.offloads.back(), {param, index}, Phase::kHost,
+              /*checks_outputs=*/true,
               nullptr, -1);
     }
   }
@@ -521,7 +486,8 @@ void OffloadWalker::WalkAll() {
     Mark(mth).source = ShortSource(offload.source);
     report_.offloads.push_back(std::move(offload));
     Mark(mth).host = true;
-    RunWalk(report_.offloads.back(), {mth, {}}, Phase::kToHost, true, nullptr,
+    RunWalk(report_.offloads.back(), {mth, {}}, Phase::kToHost,
+            /*checks_outputs=*/true, nullptr,
             -1);
   }
   // Instructions the input already runs on the host (not reached above).
@@ -606,7 +572,7 @@ void OffloadWalker::BuildGraph(const ReportOptions& options) {
       ++graph.omitted_nodes;
       continue;
     }
-    add_node(instr, true);
+    add_node(instr, /*on_path=*/true);
   }
   absl::flat_hash_set<std::pair<int, int>> edges;
   auto add_edge = [&](int from, int to, bool on_path) {
@@ -622,7 +588,7 @@ void OffloadWalker::BuildGraph(const ReportOptions& options) {
   for (const auto& [from, to] : walk_edge_order_) {
     auto a = index.find(from), b = index.find(to);
     if (a == index.end() || b == index.end()) continue;
-    add_edge(a->second, b->second, true);
+    add_edge(a->second, b->second, /*on_path=*/true);
     if (e1200_edges_.contains({from, to})) graph.edges.back().e1200 = true;
   }
   // One hop of context: operands and users of the path instructions.
@@ -639,11 +605,11 @@ void OffloadWalker::BuildGraph(const ReportOptions& options) {
         if (added >= options.max_context_per_node || context >= context_limit) {
           continue;  // left out of the picture
         }
-        add_node(operand, false);
+        add_node(operand, /*on_path=*/false);
         ++added;
         ++context;
       }
-      add_edge(index.at(operand), static_cast<int>(i), false);
+      add_edge(index.at(operand), static_cast<int>(i), /*on_path=*/false);
     }
     added = 0;
     for (const Instruction* user : instr->users()) {
@@ -651,11 +617,11 @@ void OffloadWalker::BuildGraph(const ReportOptions& options) {
         if (added >= options.max_context_per_node || context >= context_limit) {
           continue;
         }
-        add_node(user, false);
+        add_node(user, /*on_path=*/false);
         ++added;
         ++context;
       }
-      add_edge(static_cast<int>(i), index.at(user), false);
+      add_edge(static_cast<int>(i), index.at(user), /*on_path=*/false);
     }
   }
   // Computations in module order.
@@ -714,10 +680,14 @@ void AddPipelineResultToGraph(const Module& module,
       graph.nodes.push_back(std::move(node));
       by_name.emplace(instr->name(), id);
       for (int f : from) {
-        graph.edges.push_back(GraphEdge{f, id, true, false, false, true});
+        graph.edges.push_back(GraphEdge{f, id, /*on_path=*/true,
+                                        /*crosses_computation=*/false,
+                                        /*e1200=*/false, /*inserted=*/true});
       }
       for (int t : to) {
-        graph.edges.push_back(GraphEdge{id, t, true, false, false, true});
+        graph.edges.push_back(GraphEdge{id, t, /*on_path=*/true,
+                                        /*crosses_computation=*/false,
+                                        /*e1200=*/false, /*inserted=*/true});
       }
       if (std::find(graph.computations.begin(), graph.computations.end(),
                     comp->name()) == graph.computations.end()) {

@@ -26,6 +26,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/verifier.h"
 #include "support/status_macros.h"
 #include "text/lexer.h"
 
@@ -703,14 +704,6 @@ class Parser {
   // Where the opcode of `instr` starts, for errors (read again from the
   // text: only errors need it).
   size_t OpcodePos(const Instruction* instr);
-  // The shapes that flow unchanged through `instr` agree, ignoring layouts
-  // (XLA's HloVerifier demands the same): get-tuple-element and its tuple
-  // element, tuple and its operands, copy / opt-barrier / dynamic-update-slice
-  // and their operand, while / call / conditional and their computations'
-  // parameters and roots. The passes forward layouts and memory spaces along
-  // these edges, and a mismatch made them write a layout of one rank onto a
-  // shape of another. Runs after the structural checks of Finish.
-  absl::Status CheckForwardedShapes(const Instruction& instr);
   // Sugared async ops (`custom-call-start(...)`) wrap their op in a
   // computation that the text leaves out; builds it, as XLA's parser does.
   absl::Status BuildWrappedComputations(Module& module);
@@ -1386,7 +1379,7 @@ absl::Status Parser::ParseAttribute(Instruction& instr) {
   }
   if (known == KnownAttribute::kComputationList) {
     if (v.front() != '{') return bad("expected '{'");
-    add_called(attr, true, names_in(v));
+    add_called(attr, /*is_list=*/true, names_in(v));
     return absl::OkStatus();
   }
   if (known == KnownAttribute::kControlPredecessors) {
@@ -2110,10 +2103,10 @@ absl::Status Parser::FinishBody(BodyState& body,
     return ErrorAt(
         body.signature_result_pos,
         absl::StrCat("Shape of computation ", raw->name_, ", ",
-                     ShapeToString(*body.signature_result, false),
+                     ShapeToString(*body.signature_result, /*print_layout=*/false),
                      ", is not compatible with that of its root instruction ",
                      raw->root_->name(), ", ",
-                     ShapeToString(raw->root_->shape(), false)));
+                     ShapeToString(raw->root_->shape(), /*print_layout=*/false)));
   }
   return absl::OkStatus();
 }
@@ -2191,13 +2184,6 @@ absl::Status Parser::ParseRange(Module& module, size_t stop,
     RETURN_IF_ERROR(ParseComputationHead(module, *begun));
     body = begun.get();
   }
-}
-
-absl::Status Parser::CheckForwardedShapes(const Instruction& instr) {
-  std::string mismatch = ForwardedShapeMismatch(instr);
-  if (mismatch.empty()) return absl::OkStatus();
-  return ErrorAt(NamePos(&instr),
-                 absl::StrCat("'", instr.name(), "': ", mismatch));
 }
 
 absl::Status Parser::BuildWrappedComputations(Module& module) {
@@ -2298,148 +2284,32 @@ absl::Status Parser::Finish(Module& module) {
     call.instr->payload_->called[call.index] = callee;
   }
   RETURN_IF_ERROR(BuildWrappedComputations(module));
-  // Structural checks the passes rely on.
+  // The verifier's rules (ir/verifier.h), after the one normalization they
+  // depend on: a predicate conditional's branches in [true, false] order.
   for (const auto& comp : module.computations_) {
     for (const auto& owned : comp->instructions_) {
       Instruction* instr = owned.get();
-      auto fail = [&](std::string what) {
-        return ErrorAt(NamePos(instr),
-                       absl::StrCat("'", instr->name(), "': ", what));
-      };
-      auto need_operands = [&](int64_t n) -> absl::Status {
-        if (instr->operand_count() == n) return absl::OkStatus();
-        return ErrorAt(OpcodePos(instr),
-                       absl::StrCat(instr->opcode_spelling(), " expects ", n,
-                                    " operand", n == 1 ? "" : "s", ", got ",
-                                    instr->operand_count()));
-      };
-      absl::Status st = absl::OkStatus();
-      switch (instr->opcode_) {
-        case HloOpcode::kWhile: {
-          Computation* body = instr->while_body();
-          Computation* cond = instr->while_condition();
-          if (body == nullptr || cond == nullptr) {
-            return fail("while needs condition= and body=");
-          }
-          st = need_operands(1);
-          if (st.ok() && (body->num_parameters() != 1 || cond->num_parameters() != 1)) {
-            return fail("while body and condition must take exactly one parameter");
-          }
-          break;
+      if (instr->opcode_ == HloOpcode::kConditional) {
+        Attribute::Called* t = nullptr;
+        Attribute::Called* f = nullptr;
+        for (const Attribute& a : instr->attributes()) {
+          if (a.kind() != AttrKind::kCalledComputations) continue;
+          auto* called = static_cast<Attribute::Called*>(
+              const_cast<void*>(a.data_));
+          if (a.name() == "true_computation") t = called;
+          if (a.name() == "false_computation") f = called;
         }
-        case HloOpcode::kCall: {
-          Computation* callee = instr->CalledComputation("to_apply");
-          if (callee == nullptr) return fail("call needs to_apply=");
-          st = need_operands(callee->num_parameters());
-          break;
+        if (t != nullptr && f != nullptr && t->first > f->first) {
+          std::swap(instr->payload_->called[t->first],
+                    instr->payload_->called[f->first]);
+          std::swap(t->first, f->first);
         }
-        case HloOpcode::kConditional: {
-          int64_t branches =
-              static_cast<int64_t>(instr->called_computations().size());
-          if (branches == 0) return fail("conditional needs branch computations");
-          // Branch order is [true, false] for a predicate conditional.
-          Attribute::Called* t = nullptr;
-          Attribute::Called* f = nullptr;
-          for (const Attribute& a : instr->attributes()) {
-            if (a.kind() != AttrKind::kCalledComputations) continue;
-            auto* called = static_cast<Attribute::Called*>(
-                const_cast<void*>(a.data_));
-            if (a.name() == "true_computation") t = called;
-            if (a.name() == "false_computation") f = called;
-          }
-          if (t != nullptr && f != nullptr && t->first > f->first) {
-            std::swap(instr->payload_->called[t->first],
-                      instr->payload_->called[f->first]);
-            std::swap(t->first, f->first);
-          }
-          st = need_operands(branches + 1);
-          for (Computation* branch : instr->called_computations()) {
-            if (st.ok() && branch->num_parameters() != 1) {
-              return fail(absl::StrCat("branch computation '", branch->name_,
-                                       "' must take exactly one parameter"));
-            }
-          }
-          break;
-        }
-        case HloOpcode::kFusion:
-          if (instr->called_computations().empty()) {
-            return fail("fusion needs calls=");
-          }
-          break;
-        case HloOpcode::kAsyncStart:
-          if (!instr->called_computations().empty() &&
-              instr->operand_count() !=
-                  instr->called_computations()[0]->num_parameters()) {
-            return fail(absl::StrCat(
-                "async-start has ", instr->operand_count(),
-                " operands but its computation '",
-                instr->called_computations()[0]->name_, "' has ",
-                instr->called_computations()[0]->num_parameters(),
-                " parameters"));
-          }
-          break;
-        case HloOpcode::kAbs: case HloOpcode::kCeil: case HloOpcode::kFloor:
-        case HloOpcode::kNegate: case HloOpcode::kNot: case HloOpcode::kSign:
-        case HloOpcode::kExponential: case HloOpcode::kExponentialMinusOne:
-        case HloOpcode::kLog: case HloOpcode::kLogPlusOne:
-        case HloOpcode::kLogistic: case HloOpcode::kSqrt: case HloOpcode::kRsqrt:
-        case HloOpcode::kCbrt: case HloOpcode::kTanh: case HloOpcode::kSine:
-        case HloOpcode::kCosine: case HloOpcode::kTan: case HloOpcode::kErf:
-        case HloOpcode::kIsFinite: case HloOpcode::kRoundNearestAfz:
-        case HloOpcode::kRoundNearestEven: case HloOpcode::kCountLeadingZeros:
-        case HloOpcode::kPopcnt: case HloOpcode::kReal: case HloOpcode::kImag:
-        case HloOpcode::kConvert: case HloOpcode::kBitcastConvert:
-        case HloOpcode::kReducePrecision: case HloOpcode::kTranspose:
-        case HloOpcode::kReverse: case HloOpcode::kAcos: case HloOpcode::kAcosh:
-        case HloOpcode::kAsin: case HloOpcode::kAsinh: case HloOpcode::kAtanh:
-        case HloOpcode::kCosh: case HloOpcode::kSinh:
-          st = need_operands(1);
-          break;
-        case HloOpcode::kAdd: case HloOpcode::kSubtract: case HloOpcode::kMultiply:
-        case HloOpcode::kDivide: case HloOpcode::kMaximum: case HloOpcode::kMinimum:
-        case HloOpcode::kPower: case HloOpcode::kRemainder: case HloOpcode::kAnd:
-        case HloOpcode::kOr: case HloOpcode::kXor: case HloOpcode::kCompare:
-        case HloOpcode::kAtan2: case HloOpcode::kShiftLeft:
-        case HloOpcode::kShiftRightArithmetic: case HloOpcode::kShiftRightLogical:
-        case HloOpcode::kComplex: case HloOpcode::kMulhi:
-          st = need_operands(2);
-          break;
-        case HloOpcode::kSelect:
-        case HloOpcode::kClamp:
-          st = need_operands(3);
-          break;
-        case HloOpcode::kGetTupleElement: {
-          st = need_operands(1);
-          if (!st.ok()) break;
-          const Shape& tuple = instr->operands_[0]->shape();
-          if (!tuple.IsTuple() ||
-              instr->index_ >= static_cast<int64_t>(tuple.tuple_shapes.size())) {
-            return fail(absl::StrCat("index ", instr->index_,
-                                     " is out of range for operand shape ",
-                                     ShapeToString(tuple)));
-          }
-          break;
-        }
-        case HloOpcode::kCopy:
-        case HloOpcode::kBitcast:
-        case HloOpcode::kReshape:
-        case HloOpcode::kBroadcast:
-        case HloOpcode::kSlice:
-          st = need_operands(1);
-          break;
-        case HloOpcode::kDynamicSlice:
-          if (instr->operand_count() < 1) st = fail("dynamic-slice needs an operand");
-          break;
-        case HloOpcode::kDynamicUpdateSlice:
-          if (instr->operand_count() < 2) {
-            st = fail("dynamic-update-slice needs a buffer and an update");
-          }
-          break;
-        default:
-          break;
       }
-      if (!st.ok()) return st;
-      RETURN_IF_ERROR(CheckForwardedShapes(*instr));
+      if (auto error = VerifyInstruction(*instr)) {
+        return ErrorAt(error->site == VerifierSite::kOpcode ? OpcodePos(instr)
+                                                            : NamePos(instr),
+                       error->message);
+      }
     }
   }
   // Recursion check over the call graph (iterative DFS).

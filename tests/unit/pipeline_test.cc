@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -63,11 +65,10 @@ Cli RunCli(std::vector<std::string> args) {
 class PipelineTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("hloff_pipeline_test_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    // A folder of its own: tests run in parallel processes.
+    char tmpl[] = "/tmp/hloff-pipeline-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string Write(const std::string& name, absl::string_view text) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -47,9 +49,10 @@ TEST(SplitInputTest, ATrailingMarkerStartsNoPiece) {
 class ExpandInputsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / "hloff_expand_inputs_test";
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    // A folder of its own: tests run in parallel processes.
+    char tmpl[] = "/tmp/hloff-expand-inputs-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
   }
   void TearDown() override { fs::remove_all(dir_); }
   void Write(const std::string& name, const std::string& text) {
