@@ -6,8 +6,9 @@
 // Every call that works on a module releases the GIL. A file is read by the
 // pipeline as the command line reads it (mapped); a text (a bytes object, or a
 // str's UTF-8 form, which for ASCII text is the object's own storage) is
-// handed over as a view of the object's buffer, without a copy here, and the
-// pipeline takes its one copy (RunPipeline(Command, absl::string_view, ...)).
+// handed over as a view of the object's buffer, without a copy
+// (TextBuffer::FromView): the Outcome holds the object for as long as the
+// modules parsed from it live.
 // Only the results that Python asks for become Python objects, with the GIL
 // held again. Bad input is never an exception here: it is a diagnostic, a
 // read error or a parse error in the Outcome, which the Python layer turns
@@ -99,12 +100,11 @@ std::vector<int64_t> IndexVector(const ShapeIndex& index) {
 }
 
 // The result of one run, owned by Python. `keepalive` holds the text object
-// the pipeline was given (a view of it would stay valid were the pipeline
-// ever to keep one instead of its copy).
+// the pipeline was given, whose buffer the result's input views.
 class Outcome {
  public:
   Outcome(PipelineResult result, nb::object keepalive)
-      : result_(std::move(result)), keepalive_(std::move(keepalive)) {}
+      : keepalive_(std::move(keepalive)), result_(std::move(result)) {}
   Outcome(const Outcome&) = delete;
   Outcome& operator=(const Outcome&) = delete;
 
@@ -147,8 +147,9 @@ class Outcome {
   bool input_dropped() const { return input_dropped_; }
 
  private:
-  PipelineResult result_;
+  // Declared first so that it is destroyed last: result_'s input views it.
   nb::object keepalive_;
+  PipelineResult result_;
   bool released_ = false;
   bool input_dropped_ = false;
 };
@@ -257,7 +258,9 @@ Outcome* Run(const std::string& command, nb::object text,
       result = RunPipelineOnFile(*cmd, *file, options);
     } else {
       result = RunPipeline(
-          *cmd, absl::string_view(data, static_cast<size_t>(size)), options);
+          *cmd,
+          TextBuffer::FromView(absl::string_view(data, static_cast<size_t>(size))),
+          options);
     }
   }
   return new Outcome(std::move(result), text);

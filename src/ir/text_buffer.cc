@@ -22,6 +22,12 @@ std::shared_ptr<const TextBuffer> TextBuffer::FromString(std::string text) {
   return buffer;
 }
 
+std::shared_ptr<const TextBuffer> TextBuffer::FromView(absl::string_view text) {
+  std::shared_ptr<TextBuffer> buffer(new TextBuffer());
+  buffer->text_ = text;
+  return buffer;
+}
+
 namespace {
 
 enum class ReadResult { kOk, kError, kTooLarge };

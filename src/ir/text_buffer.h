@@ -19,6 +19,11 @@ class TextBuffer {
  public:
   // A buffer that owns `text`.
   static std::shared_ptr<const TextBuffer> FromString(std::string text);
+  // A buffer that views `text` without copying it: the caller keeps those
+  // bytes alive and unchanged for as long as the buffer and every module
+  // parsed from it live (the Python binding views a bytes or str object it
+  // holds for that long).
+  static std::shared_ptr<const TextBuffer> FromView(absl::string_view text);
   // The contents of the file at `path` ("-" reads standard input). Regular
   // files are mapped read-only; pipes and the like are read, never past
   // `max_bytes`. Errors: NOT_FOUND (with the OS reason) when the file cannot
