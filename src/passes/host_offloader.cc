@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/call_graph.h"
+#include "analysis/host_path_walk.h"
 #include "analysis/offload_utils.h"
 #include "passes/hlo_cse.h"
 #include "passes/offload_fixes.h"
@@ -126,11 +127,12 @@ class Offloader {
                                  std::optional<int64_t> operand_index);
   // Where a walk stands when it meets an instruction, for diagnostics.
   struct WalkPosition {
-    const IAS& start;
+    const HostPathWalk& walk;
     const IAS& current;
-    const absl::flat_hash_map<IAS, IAS>& previous;
     const Instruction* origin;  // the MoveToHost or host parameter, or null
   };
+  // The observer through which WalkDownHostMemoryOffloadPaths rewrites.
+  class DownWalk;
   // Tags `instr` host compute with XLA's warning (HO2001); `at`, when the
   // walk met it, adds the path taken, the ops allowed on a host path and a
   // fix to the warning.
@@ -146,8 +148,8 @@ class Offloader {
   absl::Status CreateAllocateBufferForDynamicUpdateSlice(Instruction* dus);
   absl::StatusOr<bool> RemoveMoveToDevices();
   bool ApplySchedulingFix();
-  void ReportOutputError(const IAS& start, const IAS& root,
-                         const absl::flat_hash_map<IAS, IAS>& previous,
+  // E1200 for `root`, an entry output the walk reached.
+  void ReportOutputError(const HostPathWalk& walk, const IAS& root,
                          const Instruction* origin);
   Instruction* NewCopy(Instruction* operand, int64_t memory_space);
   void SetMemorySpace(Instruction* instr, const ShapeIndex& index,
@@ -321,25 +323,16 @@ bool Offloader::ScanAndRemoveHostMemorySpace() {
 
 std::vector<PathHop> Offloader::WalkPath(const WalkPosition& at,
                                          size_t max_walk_hops) const {
-  std::vector<IAS> hops = {at.current};
   bool truncated = false;
-  for (auto it = at.previous.find(at.current); it != at.previous.end();
-       it = at.previous.find(it->second)) {
-    if (max_walk_hops != 0 && hops.size() >= max_walk_hops) {
-      truncated = true;
-      break;
-    }
-    hops.push_back(it->second);
-    if (it->second == at.start || hops.size() > at.previous.size() + 1) break;
-  }
-  std::reverse(hops.begin(), hops.end());
+  std::vector<IAS> hops = at.walk.PathTo(at.current, max_walk_hops, &truncated);
   std::vector<PathHop> path;
   auto add = [&](const Instruction* instr, const ShapeIndex& index) {
     path.push_back(PathHop{std::string(instr->input_name()),
                            std::string(instr->input_computation()), index,
                            instr->loc()});
   };
-  if (!truncated && at.origin != nullptr && at.origin != at.start.instruction) {
+  if (!truncated && at.origin != nullptr &&
+      at.origin != at.walk.start().instruction) {
     path.push_back(PathHop{std::string(at.origin->origin_name()),
                            std::string(at.origin->input_computation()), {},
                            at.origin->loc()});
@@ -429,9 +422,9 @@ absl::StatusOr<bool> Offloader::SliceLeadsToMoveToDevice(Instruction* slice) {
   return walk.leads;
 }
 
-void Offloader::ReportOutputError(const IAS& start, const IAS& root,
-                                  const absl::flat_hash_map<IAS, IAS>& previous,
+void Offloader::ReportOutputError(const HostPathWalk& walk, const IAS& root,
                                   const Instruction* origin) {
+  const IAS& start = walk.start();
   if (!reported_outputs_.insert({start.instruction, root.shape_index}).second) {
     return;
   }
@@ -458,13 +451,7 @@ void Offloader::ReportOutputError(const IAS& start, const IAS& root,
   d.start = std::string(start.instruction->name());
   d.output_index = root.shape_index;
   // The first-discovery (shortest) path from the start to the root.
-  std::vector<IAS> hops = {root};
-  for (auto it = previous.find(root); it != previous.end();
-       it = previous.find(it->second)) {
-    hops.push_back(it->second);
-    if (it->second == start || hops.size() > previous.size() + 1) break;
-  }
-  std::reverse(hops.begin(), hops.end());
+  std::vector<IAS> hops = walk.PathTo(root);
   if (context_.TraceOn(1)) {
     context_.Trace(0, "Instruction trace leading to error:");
     for (const IAS& hop : hops) context_.Trace(1, absl::StrCat("  ", hop.ToString()));
@@ -535,6 +522,163 @@ void Offloader::ReportOutputError(const IAS& start, const IAS& root,
   output_errors_.push_back(status);
 }
 
+// What one walk of WalkDownHostMemoryOffloadPaths finds, in XLA's order of
+// cases; the module is changed only after the walk.
+class Offloader::DownWalk : public HostPathObserver {
+ public:
+  DownWalk(Offloader& offloader, const Instruction* origin)
+      : o_(offloader), origin_(origin) {}
+
+  absl::StatusOr<HostPathNext> Visit(const HostPathWalk& walk, const IAS& current,
+                                     HostPathStep step) override {
+    Instruction* instr = current.instruction;
+    const IAS& start = walk.start();
+    if (o_.context_.TraceOn(3)) {
+      o_.Trace(3, absl::StrCat("Visiting instruction: ", current.ToString()));
+    }
+    bool save = true;
+    switch (step) {
+      case HostPathStep::kMoveToHost:
+        o_.visited_move_to_host_.insert(instr);
+        mth_to_remove.push_back(instr);
+        break;
+      case HostPathStep::kMoveToDevice:
+        if (std::find(mtd_to_copy_before.begin(), mtd_to_copy_before.end(),
+                      instr) == mtd_to_copy_before.end()) {
+          mtd_to_copy_before.push_back(instr);
+        }
+        return HostPathNext::kStop;
+      case HostPathStep::kDynamicUpdateSlice:
+        if (o_.seen_dus_set_.insert(instr).second) o_.seen_dus_.push_back(instr);
+        if (instr == start.instruction) o_.annotated_dus_.insert(instr);
+        save = false;
+        break;
+      case HostPathStep::kPureMemory:
+        if (instr->opcode() == HloOpcode::kAsyncStart) {
+          save = false;
+        } else if (instr->opcode() == HloOpcode::kAsyncDone) {
+          // The async-start's output element, as XLA sets it (index {1}).
+          buffers_to_set_to_host.push_back({instr->operand(0), ShapeIndex{1}});
+        } else if (instr->opcode() == HloOpcode::kParameter) {
+          for (Instruction* caller : o_.call_graph_.CallersOf(instr->parent())) {
+            if (caller->opcode() != HloOpcode::kAsyncStart) continue;
+            ShapeIndex index = {0, instr->parameter_number()};
+            index.insert(index.end(), current.shape_index.begin(),
+                         current.shape_index.end());
+            buffers_to_set_to_host.push_back({caller, index});
+          }
+        }
+        break;
+      case HostPathStep::kSlice: {
+        o_.offending_ = nullptr;
+        auto leads = o_.SliceLeadsToMoveToDevice(instr);
+        if (!leads.ok()) return o_.FailFrom(leads.status(), instr, o_.offending_);
+        if (*leads) {
+          if (instr->opcode() == HloOpcode::kSlice) {
+            slices_to_dynamify.push_back(instr);
+          }
+          return HostPathNext::kStop;
+        }
+        WalkPosition at{walk, current, origin_};
+        RETURN_IF_ERROR(o_.MarkHostCompute(instr, &at));
+        break;
+      }
+      case HostPathStep::kLayoutCopy:
+        // A host->host layout change, not compute.
+        break;
+      case HostPathStep::kHostCompute: {
+        WalkPosition at{walk, current, origin_};
+        RETURN_IF_ERROR(o_.MarkHostCompute(instr, &at));
+        break;
+      }
+    }
+    for (Instruction* user : instr->users()) {
+      if (user->IsCustomCall(kX64SplitLowTarget) ||
+          user->IsCustomCall(kX64SplitHighTarget)) {
+        x64_split_users.push_back(user);
+      }
+    }
+    if (save) {
+      if (o_.context_.TraceOn(5)) {
+        o_.Trace(5, absl::StrCat("Saving ", current.ToString(),
+                                 " to be set to host memory."));
+      }
+      buffers_to_set_to_host.push_back(current);
+    }
+    if (!IsEntryRoot(instr, o_.module_)) return HostPathNext::kSuccessors;
+    return EntryOutput(walk, current);
+  }
+
+  // Values an earlier walk put in host memory are not walked again.
+  bool ShouldWalk(const IAS& to) override {
+    return MemorySpaceAt(to.instruction, to.shape_index) != kHostMemorySpace;
+  }
+
+  absl::Status SuccessorsFailed(const IAS& value, absl::Status status,
+                                Instruction* offending) override {
+    return o_.FailFrom(status, value.instruction, offending);
+  }
+
+  // What the walk leaves to do, in the order XLA does it.
+  std::vector<Instruction*> mth_to_remove;
+  std::vector<Instruction*> slices_to_dynamify;
+  std::vector<Instruction*> mtd_to_copy_before;
+  std::vector<Instruction*> x64_split_users;
+  std::vector<IAS> buffers_to_set_to_host;
+  // The walk reached an entry output in device memory.
+  bool failed = false;
+
+ private:
+  // The walk reached the entry root: output streaming when the output is in
+  // host memory (or may be declared so), else E1200.
+  absl::StatusOr<HostPathNext> EntryOutput(const HostPathWalk& walk,
+                                           const IAS& current) {
+    const IAS& start = walk.start();
+    const Shape& result = o_.module_.entry_computation_layout().result;
+    const Shape* declared =
+        shape_util::TryGetSubshape(result, current.shape_index);
+    if (declared != nullptr && !declared->IsArray() && !declared->IsTuple()) {
+      return o_.Fail(DiagCode::kHO9002,
+                     absl::StrCat("a tracked ", ShapeToString(*declared),
+                                  " value reaches entry output ",
+                                  ShapeIndexToString(current.shape_index),
+                                  ", which has no layout; XLA's host offloader "
+                                  "fails a CHECK here"),
+                     current.instruction);
+    }
+    if (SubshapeIsHost(result, current.shape_index)) {
+      if (o_.context_.TraceOn(2)) {
+        o_.Trace(2, absl::StrCat("Memory offloaded starting from ",
+                                 start.ToString(), " is output streamed"));
+      }
+      return HostPathNext::kStop;
+    }
+    if (o_.context_.options.fix_entry_layout_unless_customized &&
+        declared != nullptr && declared->IsArray() &&
+        !declared->layout.HasCustomization()) {
+      Shape* sub = shape_util::TryGetMutableSubshape(
+          o_.module_.entry_computation_layout().result, current.shape_index);
+      sub->layout.memory_space = kHostMemorySpace;
+      o_.changed_ = true;
+      if (o_.context_.TraceOn(2)) {
+        o_.Trace(2, absl::StrCat("Memory offloaded starting from ",
+                                 start.ToString(),
+                                 " is output streamed (layout updated)"));
+      }
+      return HostPathNext::kStop;
+    }
+    o_.ReportOutputError(walk, current, origin_);
+    if (!o_.context_.options.report_all_output_errors) {
+      return o_.output_errors_.front();
+    }
+    failed = true;
+    return HostPathNext::kStop;
+  }
+
+  Offloader& o_;
+  const Instruction* origin_;
+};
+
 absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
     const IAS& start, bool insert_copy_before,
     std::optional<int64_t> operand_index, const Instruction* origin) {
@@ -546,147 +690,15 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
                           "). Insert copy before: ",
                           insert_copy_before ? "true" : "false"));
   }
-  std::vector<Instruction*> mth_to_remove;
-  std::vector<Instruction*> slices_to_dynamify;
-  std::vector<Instruction*> mtd_to_copy_before;
-  std::vector<Instruction*> x64_split_users;
-  std::vector<IAS> buffers_to_set_to_host;
-  absl::flat_hash_map<IAS, IAS> previous;
-  bool walk_failed = false;
-  absl::flat_hash_set<IAS> queued = {start};
-  std::deque<IAS> queue = {start};
-  Computation* entry = module_.entry();
-
-  while (!queue.empty()) {
-    IAS current = queue.front();
-    queue.pop_front();
-    Instruction* instr = current.instruction;
-    if (context_.TraceOn(3)) {
-      Trace(3, absl::StrCat("Visiting instruction: ", current.ToString()));
-    }
-    bool save = true;
-    bool expand = true;
-    if (IsMoveToHost(instr)) {
-      visited_move_to_host_.insert(instr);
-      mth_to_remove.push_back(instr);
-    } else if (IsMoveToDevice(instr)) {
-      if (std::find(mtd_to_copy_before.begin(), mtd_to_copy_before.end(),
-                    instr) == mtd_to_copy_before.end()) {
-        mtd_to_copy_before.push_back(instr);
-      }
-      continue;
-    } else if (instr->opcode() == HloOpcode::kDynamicUpdateSlice) {
-      if (seen_dus_set_.insert(instr).second) seen_dus_.push_back(instr);
-      if (instr == start.instruction) annotated_dus_.insert(instr);
-      save = false;
-    } else if (IsValidDuringPureMemoryOffload(instr->opcode())) {
-      if (instr->opcode() == HloOpcode::kAsyncStart) {
-        save = false;
-      } else if (instr->opcode() == HloOpcode::kAsyncDone) {
-        // The async-start's output element, as XLA sets it (index {1}).
-        buffers_to_set_to_host.push_back({instr->operand(0), ShapeIndex{1}});
-      } else if (instr->opcode() == HloOpcode::kParameter) {
-        for (Instruction* caller : call_graph_.CallersOf(instr->parent())) {
-          if (caller->opcode() != HloOpcode::kAsyncStart) continue;
-          ShapeIndex index = {0, instr->parameter_number()};
-          index.insert(index.end(), current.shape_index.begin(),
-                       current.shape_index.end());
-          buffers_to_set_to_host.push_back({caller, index});
-        }
-      }
-    } else if (instr->opcode() == HloOpcode::kDynamicSlice ||
-               instr->opcode() == HloOpcode::kSlice) {
-      offending_ = nullptr;
-      auto leads = SliceLeadsToMoveToDevice(instr);
-      if (!leads.ok()) return FailFrom(leads.status(), instr, offending_);
-      if (*leads) {
-        if (instr->opcode() == HloOpcode::kSlice) {
-          slices_to_dynamify.push_back(instr);
-        }
-        continue;
-      }
-      WalkPosition at{start, current, previous, origin};
-      RETURN_IF_ERROR(MarkHostCompute(instr, &at));
-    } else if (instr->opcode() == HloOpcode::kCopy &&
-               !(instr->shape() == instr->operand(0)->shape())) {
-      // A layout-changing copy: a host->host layout change, not compute.
-    } else {
-      WalkPosition at{start, current, previous, origin};
-      RETURN_IF_ERROR(MarkHostCompute(instr, &at));
-    }
-    for (Instruction* user : instr->users()) {
-      if (user->IsCustomCall(kX64SplitLowTarget) ||
-          user->IsCustomCall(kX64SplitHighTarget)) {
-        x64_split_users.push_back(user);
-      }
-    }
-    if (save) {
-      if (context_.TraceOn(5)) {
-        Trace(5, absl::StrCat("Saving ", current.ToString(),
-                              " to be set to host memory."));
-      }
-      buffers_to_set_to_host.push_back(current);
-    }
-
-    if (instr->IsRoot() && instr->parent() == entry) {
-      const Shape& result = module_.entry_computation_layout().result;
-      const Shape* declared =
-          shape_util::TryGetSubshape(result, current.shape_index);
-      if (declared != nullptr && !declared->IsArray() && !declared->IsTuple()) {
-        return Fail(DiagCode::kHO9002,
-                    absl::StrCat("a tracked ", ShapeToString(*declared),
-                                 " value reaches entry output ",
-                                 ShapeIndexToString(current.shape_index),
-                                 ", which has no layout; XLA's host offloader "
-                                 "fails a CHECK here"),
-                    instr);
-      }
-      if (SubshapeIsHost(result, current.shape_index)) {
-        if (context_.TraceOn(2)) {
-          Trace(2, absl::StrCat("Memory offloaded starting from ",
-                                start.ToString(), " is output streamed"));
-        }
-        expand = false;
-      } else if (context_.options.fix_entry_layout_unless_customized &&
-                 [&] {
-                   const Shape* sub = shape_util::TryGetSubshape(
-                       result, current.shape_index);
-                   return sub != nullptr && sub->IsArray() &&
-                          !sub->layout.HasCustomization();
-                 }()) {
-        Shape* sub = shape_util::TryGetMutableSubshape(
-            module_.entry_computation_layout().result, current.shape_index);
-        sub->layout.memory_space = kHostMemorySpace;
-        changed_ = true;
-        if (context_.TraceOn(2)) {
-          Trace(2, absl::StrCat("Memory offloaded starting from ",
-                                start.ToString(),
-                                " is output streamed (layout updated)"));
-        }
-        expand = false;
-      } else {
-        ReportOutputError(start, current, previous, origin);
-        if (!context_.options.report_all_output_errors) {
-          return output_errors_.front();
-        }
-        walk_failed = true;
-        expand = false;
-      }
-    }
-    if (!expand) continue;
-    Instruction* offending = nullptr;
-    auto successors = GetSuccessors(
-        current, call_graph_, /*skip_whole_tuple_reads=*/false, &offending);
-    if (!successors.ok()) return FailFrom(successors.status(), instr, offending);
-    for (IAS& s : *successors) {
-      if (MemorySpaceAt(s.instruction, s.shape_index) == kHostMemorySpace) {
-        continue;  // already host from an earlier walk
-      }
-      if (!queued.insert(s).second) continue;
-      previous.emplace(s, current);
-      queue.push_back(std::move(s));
-    }
-  }
+  DownWalk found(*this, origin);
+  HostPathWalk walk(call_graph_);
+  RETURN_IF_ERROR(walk.Run(start, found));
+  std::vector<Instruction*>& mth_to_remove = found.mth_to_remove;
+  std::vector<Instruction*>& slices_to_dynamify = found.slices_to_dynamify;
+  std::vector<Instruction*>& mtd_to_copy_before = found.mtd_to_copy_before;
+  std::vector<Instruction*>& x64_split_users = found.x64_split_users;
+  std::vector<IAS>& buffers_to_set_to_host = found.buffers_to_set_to_host;
+  const bool walk_failed = found.failed;
 
   // A walk that reached a device output is not applied (XLA stops the pass
   // there); with report_all_output_errors the other walks still run.
@@ -843,50 +855,44 @@ void Offloader::DynamifySlice(Instruction* slice) {
 
 absl::StatusOr<std::vector<IAS>> Offloader::GetStartingInstructions(
     Instruction* mth) {
+  // From the MoveToHost through the hops that still run on device to the
+  // first value of each path that is in host memory.
+  class ToWalkStarts : public HostPathObserver {
+   public:
+    ToWalkStarts(Offloader& offloader, std::vector<IAS>& starts)
+        : o_(offloader), starts_(starts) {}
+    absl::StatusOr<HostPathNext> Visit(const HostPathWalk& walk,
+                                       const IAS& current,
+                                       HostPathStep step) override {
+      Instruction* instr = current.instruction;
+      if (current == walk.start() ||
+          (step != HostPathStep::kDynamicUpdateSlice &&
+           IsHopBeforeWalkStart(instr))) {
+        return HostPathNext::kSuccessors;
+      }
+      starts_.push_back(current);
+      // The hops between the MoveToHost and the start, both left out.
+      std::vector<IAS> hops = walk.PathTo(current);
+      hops.pop_back();
+      hops.erase(hops.begin());
+      o_.hops_to_start_[current] = std::move(hops);
+      return HostPathNext::kStop;
+    }
+    absl::Status SuccessorsFailed(const IAS&, absl::Status status,
+                                  Instruction* offending) override {
+      o_.offending_ = offending;
+      return status;
+    }
+
+   private:
+    Offloader& o_;
+    std::vector<IAS>& starts_;
+  };
   std::vector<IAS> starts;
-  std::deque<IAS> queue;
-  absl::flat_hash_map<IAS, IAS> previous;
-  absl::flat_hash_set<IAS> seen;
   hops_to_start_.clear();
-  ASSIGN_OR_RETURN(auto first,
-                   GetSuccessors({mth, {}}, call_graph_,
-                                 /*skip_whole_tuple_reads=*/false, &offending_));
-  for (auto& s : first) {
-    if (seen.insert(s).second) queue.push_back(s);
-  }
-  while (!queue.empty()) {
-    IAS current = queue.front();
-    queue.pop_front();
-    Instruction* instr = current.instruction;
-    bool hop = false;
-    if (instr->opcode() == HloOpcode::kBitcast ||
-        instr->opcode() == HloOpcode::kCopy) {
-      hop = true;
-    } else if (instr->opcode() == HloOpcode::kReshape) {
-      hop = shape_util::ReshapeIsBitcast(instr->operand(0)->shape(),
-                                         instr->shape());
-    }
-    if (instr->opcode() == HloOpcode::kDynamicUpdateSlice || !hop) {
-      starts.push_back(current);
-      std::vector<IAS> hops;
-      for (auto it = previous.find(current); it != previous.end();
-           it = previous.find(it->second)) {
-        hops.push_back(it->second);
-      }
-      std::reverse(hops.begin(), hops.end());
-      hops_to_start_[current] = std::move(hops);
-      continue;
-    }
-    ASSIGN_OR_RETURN(auto next,
-                     GetSuccessors(current, call_graph_,
-                                   /*skip_whole_tuple_reads=*/false, &offending_));
-    for (auto& s : next) {
-      if (seen.insert(s).second) {
-        previous.emplace(s, current);
-        queue.push_back(s);
-      }
-    }
-  }
+  ToWalkStarts observer(*this, starts);
+  HostPathWalk walk(call_graph_);
+  RETURN_IF_ERROR(walk.Run({mth, {}}, observer));
   return starts;
 }
 

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analysis/call_graph.h"
+#include "analysis/host_path_walk.h"
 #include "analysis/offload_utils.h"
 #include "report/host_buffers.h"
 #include "report/report_util.h"
@@ -58,8 +59,6 @@ using report_util::AnyLeafIsHost;
 using report_util::AppendArrayLeaves;
 using report_util::BytesAt;
 using report_util::InputName;
-using report_util::IsBitcastReshape;
-using report_util::IsEntryRoot;
 using report_util::NestedComputations;
 using report_util::Ref;
 using report_util::ShapeAt;
@@ -78,10 +77,12 @@ struct Marks {
   std::string source;  // starts: the user's line, `file.py:15`
 };
 
-// The path walks of the HostOffloader, recording instead of rewriting.
-class OffloadWalker {
+// Records the HostOffloader's walks (analysis/host_path_walk.h) over the
+// module before the pass changes it: each offloaded tensor, where each of
+// its paths ends, and the marks and edges of the picture.
+class OffloadRecorder : public HostPathObserver {
  public:
-  OffloadWalker(Module& module, const CallGraph& call_graph, Report& report)
+  OffloadRecorder(Module& module, const CallGraph& call_graph, Report& report)
       : module_(module), call_graph_(call_graph), report_(report) {}
 
   // Walks every offloaded tensor; fills report_.offloads and the marks.
@@ -94,48 +95,60 @@ class OffloadWalker {
   // changes the module).
   void BuildGraph(const ReportOptions& options);
 
+  absl::StatusOr<HostPathNext> Visit(const HostPathWalk& path, const IAS& value,
+                                     HostPathStep step) override;
+  void Hop(const IAS& from, const IAS& to) override {
+    AddWalkEdge(from.instruction, to.instruction);
+  }
+  absl::Status SuccessorsFailed(const IAS& value, absl::Status status,
+                                Instruction*) override {
+    report_.notes.push_back(absl::StrCat(
+        "the paths of ", walk_->offload->start.name, " are not followed past ",
+        InputName(value.instruction), ": ", status.message()));
+    return absl::OkStatus();
+  }
+
  private:
-  // Where a walk item is: between a MoveToHost and the walk start (device
-  // side, the "allowed hops" of GetStartingInstructions), in host memory, or
-  // past a slice that moves the data back (device side).
+  // Where a value is: between a MoveToHost and the walk start (device side,
+  // the "allowed hops" of GetStartingInstructions), or in host memory.
   enum class Phase { kToHost, kHost };
 
+  // Where a visited value stands: its phase, and the walk start (the first
+  // host value) of its path, which its successors inherit.
   struct Item {
-    IAS value;
-    Phase phase;
-    const Instruction* from = nullptr;  // the instruction it was reached from
-    Phase from_phase = Phase::kHost;
+    Phase phase = Phase::kHost;
     const Instruction* walk_start = nullptr;
   };
 
+  // One walk: the tensor it records and what its values were.
   struct Walk {
     Offload* offload = nullptr;
     bool checks_outputs = true;  // XLA raises E1200 on its device outputs
     const Instruction* inherited_walk_start = nullptr;
     // The walk of a host-compute output: its index in host_compute_, else -1.
     int64_t host_compute = -1;
-    absl::flat_hash_map<IAS, IAS> previous;
+    Phase start_phase = Phase::kHost;
+    const HostPathWalk* path = nullptr;
+    absl::flat_hash_map<IAS, Item> items;
   };
 
   void RunWalk(Offload& offload, IAS start, Phase phase, bool checks_outputs,
                const Instruction* inherited_walk_start, int64_t host_compute);
   void MarkRed(const std::vector<const Instruction*>& path);
-  void Expand(Walk& walk, std::deque<Item>& queue,
-              absl::flat_hash_set<IAS>& seen, const Item& item, Phase phase);
   // SliceLeadsToMoveToDevice of `slice` with its paths, once per slice.
   const SliceWalk& WalkFromSlice(const Instruction* slice);
-  std::vector<const Instruction*> PathTo(const Walk& walk, const IAS& value,
-                                         const IAS& start) const;
-  void AddEnd(Walk& walk, const Item& item, EndKind kind,
-              const Instruction* at, const ShapeIndex& index,
-              std::vector<const Instruction*> path);
-  void HostComputeEnd(Walk& walk, const IAS& start, const Item& item);
+  // The instructions of the walk's first-discovery path to `value`.
+  std::vector<const Instruction*> PathTo(const IAS& value) const;
+  void AddEnd(const Item& item, EndKind kind, const Instruction* at,
+              const ShapeIndex& index, std::vector<const Instruction*> path);
+  void HostComputeEnd(const IAS& value, const Item& item);
   Marks& Mark(const Instruction* instr);
   void AddWalkEdge(const Instruction* from, const Instruction* to);
 
   Module& module_;
   const CallGraph& call_graph_;
   Report& report_;
+  Walk* walk_ = nullptr;  // the walk running
   absl::flat_hash_set<const Instruction*> absorbed_move_to_hosts_;
   absl::flat_hash_map<const Instruction*, SliceWalk> slices_;
   absl::flat_hash_set<IAS> host_values_;
@@ -163,36 +176,31 @@ class OffloadWalker {
       e1200_edges_;
 };
 
-Marks& OffloadWalker::Mark(const Instruction* instr) {
+Marks& OffloadRecorder::Mark(const Instruction* instr) {
   auto [it, added] = marks_.try_emplace(instr);
   if (added) path_order_.push_back(instr);
   return it->second;
 }
 
-void OffloadWalker::AddWalkEdge(const Instruction* from, const Instruction* to) {
+void OffloadRecorder::AddWalkEdge(const Instruction* from, const Instruction* to) {
   if (from == to) return;
   if (walk_edges_.insert({from, to}).second) walk_edge_order_.push_back({from, to});
 }
 
-std::vector<const Instruction*> OffloadWalker::PathTo(const Walk& walk,
-                                                      const IAS& value,
-                                                      const IAS& start) const {
-  std::vector<const Instruction*> path = {value.instruction};
-  IAS current = value;
-  // `previous` is first-discovery, so following it always ends at the start.
-  while (!(current == start)) {
-    auto it = walk.previous.find(current);
-    if (it == walk.previous.end()) break;
-    current = it->second;
-    if (path.back() != current.instruction) path.push_back(current.instruction);
+std::vector<const Instruction*> OffloadRecorder::PathTo(const IAS& value) const {
+  std::vector<const Instruction*> path;
+  for (const IAS& hop : walk_->path->PathTo(value)) {
+    if (path.empty() || path.back() != hop.instruction) {
+      path.push_back(hop.instruction);
+    }
   }
-  std::reverse(path.begin(), path.end());
   return path;
 }
 
-void OffloadWalker::AddEnd(Walk& walk, const Item& item, EndKind kind, const Instruction* at,
-                           const ShapeIndex& index,
-                           std::vector<const Instruction*> path) {
+void OffloadRecorder::AddEnd(const Item& item, EndKind kind, const Instruction* at,
+                             const ShapeIndex& index,
+                             std::vector<const Instruction*> path) {
+  Walk& walk = *walk_;
   OffloadEnd end;
   end.kind = kind;
   end.instruction = Ref(at);
@@ -232,39 +240,37 @@ void OffloadWalker::AddEnd(Walk& walk, const Item& item, EndKind kind, const Ins
   walk.offload->ends.push_back(std::move(end));
 }
 
-void OffloadWalker::MarkRed(const std::vector<const Instruction*>& path) {
+void OffloadRecorder::MarkRed(const std::vector<const Instruction*>& path) {
   for (size_t i = 0; i < path.size(); ++i) {
     Mark(path[i]).e1200 = true;
     if (i > 0) e1200_edges_.insert({path[i - 1], path[i]});
   }
 }
 
-void OffloadWalker::HostComputeEnd(Walk& walk, const IAS& start,
-                                   const Item& item) {
-  Instruction* instr = item.value.instruction;
-  AddEnd(walk, item, EndKind::kHostCompute, instr, item.value.shape_index,
-         PathTo(walk, item.value, start));
+void OffloadRecorder::HostComputeEnd(const IAS& value, const Item& item) {
+  Walk& walk = *walk_;
+  Instruction* instr = value.instruction;
+  AddEnd(item, EndKind::kHostCompute, instr, value.shape_index, PathTo(value));
   Marks& marks = Mark(instr);
   marks.host = true;  // host compute writes its result to host memory
   marks.start = true;
-  auto [it, added] =
-      host_compute_index_.try_emplace(item.value, host_compute_.size());
+  auto [it, added] = host_compute_index_.try_emplace(value, host_compute_.size());
   if (added) {
     Offload offload;
     offload.kind = OffloadKind::kHostCompute;
     offload.start = Ref(instr);
-    offload.shape_index = item.value.shape_index;
-    offload.shape = ShapeAt(instr->shape(), item.value.shape_index);
-    offload.bytes = BytesAt(instr->shape(), item.value.shape_index);
+    offload.shape_index = value.shape_index;
+    offload.shape = ShapeAt(instr->shape(), value.shape_index);
+    offload.bytes = BytesAt(instr->shape(), value.shape_index);
     offload.source = SourceOf(module_, instr);
     host_compute_.push_back(std::move(offload));
-    host_compute_start_.push_back(item.value);
+    host_compute_start_.push_back(value);
     host_compute_walk_start_.push_back(walk.inherited_walk_start
                                            ? walk.inherited_walk_start
                                            : item.walk_start);
     host_compute_checked_.push_back(walk.checks_outputs);
     host_compute_parent_.push_back(walk.host_compute);
-    host_compute_link_.push_back(PathTo(walk, item.value, start));
+    host_compute_link_.push_back(PathTo(value));
     host_compute_red_.push_back(false);
   }
   std::vector<std::string>& from = host_compute_[it->second].reached_from;
@@ -274,7 +280,7 @@ void OffloadWalker::HostComputeEnd(Walk& walk, const IAS& start,
   }
 }
 
-const SliceWalk& OffloadWalker::WalkFromSlice(const Instruction* slice) {
+const SliceWalk& OffloadRecorder::WalkFromSlice(const Instruction* slice) {
   auto cached = slices_.find(slice);
   if (cached != slices_.end()) return cached->second;
   // The offloader's own walk (analysis/offload_utils.h); a walk that cannot
@@ -289,163 +295,148 @@ const SliceWalk& OffloadWalker::WalkFromSlice(const Instruction* slice) {
   return slices_.emplace(slice, std::move(result)).first->second;
 }
 
-void OffloadWalker::Expand(Walk& walk, std::deque<Item>& queue,
-                           absl::flat_hash_set<IAS>& seen, const Item& item,
-                           Phase phase) {
-  auto successors = GetSuccessors(item.value, call_graph_);
-  if (!successors.ok()) {
-    report_.notes.push_back(absl::StrCat(
-        "the paths of ", walk.offload->start.name, " are not followed past ",
-        InputName(item.value.instruction), ": ",
-        successors.status().message()));
-    return;
-  }
-  for (IAS& s : *successors) {
-    AddWalkEdge(item.value.instruction, s.instruction);
-    if (!seen.insert(s).second) continue;
-    walk.previous.emplace(s, item.value);
-    Item next;
-    next.value = std::move(s);
-    next.phase = phase;
-    next.from = item.value.instruction;
-    next.from_phase = item.phase;
-    next.walk_start = item.walk_start;
-    queue.push_back(std::move(next));
-  }
-}
-
-void OffloadWalker::RunWalk(Offload& offload, IAS start, Phase phase,
-                            bool checks_outputs,
-                            const Instruction* inherited_walk_start,
-                            int64_t host_compute) {
+void OffloadRecorder::RunWalk(Offload& offload, IAS start, Phase phase,
+                              bool checks_outputs,
+                              const Instruction* inherited_walk_start,
+                              int64_t host_compute) {
   Walk walk;
   walk.host_compute = host_compute;
   walk.offload = &offload;
   walk.checks_outputs = checks_outputs;
   walk.inherited_walk_start = inherited_walk_start;
-  absl::flat_hash_set<IAS> seen = {start};
-  std::deque<Item> queue;
-  Item first;
-  first.value = start;
-  first.phase = phase;
-  first.walk_start = phase == Phase::kHost ? start.instruction : nullptr;
-  queue.push_back(first);
+  walk.start_phase = phase;
+  HostPathWalk path(call_graph_, {/*skip_whole_tuple_reads=*/false,
+                                  /*copy_compares_memory_space=*/false});
+  walk.path = &path;
+  walk_ = &walk;
   Mark(start.instruction).start = true;
-  while (!queue.empty()) {
-    Item item = std::move(queue.front());
-    queue.pop_front();
-    Instruction* instr = item.value.instruction;
-    const bool is_start = item.value == start;
-    // GetStartingInstructions: bitcasts, copies and bitcast reshapes right
-    // after a MoveToHost still run on device; anything else (or a
-    // dynamic-update-slice) starts the walk in host memory.
-    if (item.phase == Phase::kToHost && !is_start &&
-        !(instr->opcode() == HloOpcode::kBitcast ||
-          instr->opcode() == HloOpcode::kCopy || IsBitcastReshape(instr))) {
-      item.phase = Phase::kHost;
-      item.walk_start = instr;
+  // The recorder stops at nothing but the ends it records: Visit and
+  // SuccessorsFailed never fail.
+  path.Run(start, *this).IgnoreError();
+  walk_ = nullptr;
+}
+
+absl::StatusOr<HostPathNext> OffloadRecorder::Visit(const HostPathWalk& path,
+                                                    const IAS& value,
+                                                    HostPathStep step) {
+  Walk& walk = *walk_;
+  Instruction* instr = value.instruction;
+  const bool is_start = value == path.start();
+  // What the value inherits from the one it was reached from.
+  Item item;
+  const Instruction* from = nullptr;
+  Phase from_phase = Phase::kHost;
+  if (const IAS* previous = path.Previous(value)) {
+    const Item& parent = walk.items.at(*previous);
+    item = parent;
+    from = previous->instruction;
+    from_phase = parent.phase;
+  } else {
+    item.phase = walk.start_phase;
+    item.walk_start = item.phase == Phase::kHost ? instr : nullptr;
+  }
+  // GetStartingInstructions: bitcasts, copies and bitcast reshapes right
+  // after a MoveToHost still run on device; anything else (or a
+  // dynamic-update-slice) starts the walk in host memory.
+  if (item.phase == Phase::kToHost && !is_start && !IsHopBeforeWalkStart(instr)) {
+    item.phase = Phase::kHost;
+    item.walk_start = instr;
+  }
+  walk.items.emplace(value, item);
+  Marks& marks = Mark(instr);
+  if (item.phase == Phase::kToHost) {
+    if (IsEntryRoot(instr, module_)) {
+      // A MoveToHost (or its hops) at the entry root: XLA copies it to
+      // host without checking the output layout (V6).
+      AddEnd(item, EndKind::kOutput, instr, value.shape_index, PathTo(value));
+      if (IsMoveToHost(instr)) marks.host = true;
+      return HostPathNext::kStop;
     }
-    Marks& marks = Mark(instr);
-    if (item.phase == Phase::kToHost) {
-      if (IsEntryRoot(instr, module_)) {
-        // A MoveToHost (or its hops) at the entry root: XLA copies it to
-        // host without checking the output layout (V6).
-        AddEnd(walk, item, EndKind::kOutput, instr,
-               item.value.shape_index, PathTo(walk, item.value, start));
-        if (IsMoveToHost(instr)) marks.host = true;
-        continue;
-      }
-      Expand(walk, queue, seen, item, Phase::kToHost);
-      continue;
-    }
-    if (!is_start) {
-      // WalkDownHostMemoryOffloadPaths, in XLA's order of cases.
-      if (IsMoveToHost(instr)) {
+    return HostPathNext::kSuccessors;
+  }
+  if (!is_start) {
+    // WalkDownHostMemoryOffloadPaths' cases.
+    switch (step) {
+      case HostPathStep::kMoveToHost:
         absorbed_move_to_hosts_.insert(instr);  // a no-op on host data
-      } else if (IsMoveToDevice(instr)) {
-        AddEnd(walk, item, EndKind::kMoveToDevice, instr,
-               item.value.shape_index, PathTo(walk, item.value, start));
-        continue;
-      } else if (instr->opcode() == HloOpcode::kDynamicUpdateSlice) {
+        break;
+      case HostPathStep::kMoveToDevice:
+        AddEnd(item, EndKind::kMoveToDevice, instr, value.shape_index,
+               PathTo(value));
+        return HostPathNext::kStop;
+      case HostPathStep::kDynamicUpdateSlice:
         // Reached through the update from host data: host compute
         // (HandleDynamicUpdateSlices). Reached through the buffer, or as the
         // walk start of a MoveToHost, it is a transfer into host memory.
-        bool update = item.from != nullptr && instr->operand(0) != item.from &&
-                      item.from_phase == Phase::kHost;
-        if (update) {
-          HostComputeEnd(walk, start, item);
-          continue;
+        if (from != nullptr && instr->operand(0) != from &&
+            from_phase == Phase::kHost) {
+          HostComputeEnd(value, item);
+          return HostPathNext::kStop;
         }
-      } else if (IsValidDuringPureMemoryOffload(instr->opcode())) {
-        // Pure memory: the data moves on unchanged.
-      } else if (instr->opcode() == HloOpcode::kDynamicSlice ||
-                 instr->opcode() == HloOpcode::kSlice) {
+        break;
+      case HostPathStep::kPureMemory:
+      case HostPathStep::kLayoutCopy:
+        // The data moves on unchanged, or within host memory.
+        break;
+      case HostPathStep::kSlice: {
         const SliceWalk& slice = WalkFromSlice(instr);
         if (!slice.leads) {
-          HostComputeEnd(walk, start, item);
-          continue;
+          HostComputeEnd(value, item);
+          return HostPathNext::kStop;
         }
-        std::vector<const Instruction*> to_slice =
-            PathTo(walk, item.value, start);
+        std::vector<const Instruction*> to_slice = PathTo(value);
         marks.note = "to device";
         for (const auto& [move_to_device, hops] : slice.move_to_devices) {
-          std::vector<const Instruction*> path = to_slice;
+          std::vector<const Instruction*> hop_path = to_slice;
           const Instruction* previous = instr;
           for (const Instruction* hop : hops) {
-            path.push_back(hop);
+            hop_path.push_back(hop);
             Mark(hop);
             AddWalkEdge(previous, hop);
             previous = hop;
           }
-          AddEnd(walk, item, EndKind::kMoveToDevice, move_to_device,
-                 {}, std::move(path));
+          AddEnd(item, EndKind::kMoveToDevice, move_to_device, {},
+                 std::move(hop_path));
           walk.offload->ends.back().via = InputName(instr);
         }
-        continue;
-      } else if (instr->opcode() == HloOpcode::kCopy &&
-                 !shape_util::EqualIgnoringMemorySpace(
-                     instr->shape(), instr->operand(0)->shape())) {
-        // A layout-changing copy moves data within host memory.
-      } else {
-        HostComputeEnd(walk, start, item);
-        continue;
+        return HostPathNext::kStop;
       }
+      case HostPathStep::kHostCompute:
+        HostComputeEnd(value, item);
+        return HostPathNext::kStop;
     }
-    if (host_values_.insert(item.value).second) {
-      host_value_order_.push_back(item.value);
-    }
-    Mark(instr).host = true;
-    if (IsEntryRoot(instr, module_)) {
-      AddEnd(walk, item, EndKind::kOutput, instr, item.value.shape_index,
-             PathTo(walk, item.value, start));
+  }
+  if (host_values_.insert(value).second) host_value_order_.push_back(value);
+  Mark(instr).host = true;
+  if (IsEntryRoot(instr, module_)) {
+    AddEnd(item, EndKind::kOutput, instr, value.shape_index, PathTo(value));
+    return HostPathNext::kStop;
+  }
+  // Custom calls that read the value without aliasing it stop
+  // GetSuccessors: they are ends of their own.
+  for (Instruction* user : instr->users()) {
+    if (user->opcode() != HloOpcode::kCustomCall || IsMoveToHost(user) ||
+        IsMoveToDevice(user)) {
       continue;
     }
-    // Custom calls that read the value without aliasing it stop
-    // GetSuccessors: they are ends of their own.
-    for (Instruction* user : instr->users()) {
-      if (user->opcode() != HloOpcode::kCustomCall || IsMoveToHost(user) ||
-          IsMoveToDevice(user)) {
-        continue;
-      }
-      bool aliased = false;
-      for (int64_t p : user->OperandIndices(instr)) {
-        aliased |= CustomCallReusesBuffer(user, p);
-      }
-      if (aliased) continue;
-      bool on_host = user->parent()->execution_thread() == "host" ||
-                     user->custom_call_target() == "HostExecute" ||
-                     ComputeTypeIsHost(user);
-      std::vector<const Instruction*> path = PathTo(walk, item.value, start);
-      path.push_back(user);
-      AddWalkEdge(instr, user);
-      AddEnd(walk, item, on_host ? EndKind::kHostCompute : EndKind::kCustomCall,
-             user, item.value.shape_index, std::move(path));
+    bool aliased = false;
+    for (int64_t p : user->OperandIndices(instr)) {
+      aliased |= CustomCallReusesBuffer(user, p);
     }
-    Expand(walk, queue, seen, item, Phase::kHost);
+    if (aliased) continue;
+    bool on_host = user->parent()->execution_thread() == "host" ||
+                   user->custom_call_target() == "HostExecute" ||
+                   ComputeTypeIsHost(user);
+    std::vector<const Instruction*> hop_path = PathTo(value);
+    hop_path.push_back(user);
+    AddWalkEdge(instr, user);
+    AddEnd(item, on_host ? EndKind::kHostCompute : EndKind::kCustomCall, user,
+           value.shape_index, std::move(hop_path));
   }
+  return HostPathNext::kSuccessors;
 }
 
-void OffloadWalker::WalkAll() {
+void OffloadRecorder::WalkAll() {
   const EntryComputationLayout& layout = module_.entry_computation_layout();
   Computation* entry = module_.entry();
   // Input streaming: host-memory entry parameter leaves.
@@ -528,7 +519,7 @@ void OffloadWalker::WalkAll() {
   }
 }
 
-std::vector<IAS> OffloadWalker::HostLeaves() const {
+std::vector<IAS> OffloadRecorder::HostLeaves() const {
   std::vector<IAS> leaves;
   std::vector<ShapeIndex> indices;
   for (const IAS& value : host_value_order_) {
@@ -541,7 +532,7 @@ std::vector<IAS> OffloadWalker::HostLeaves() const {
   return leaves;
 }
 
-void OffloadWalker::BuildGraph(const ReportOptions& options) {
+void OffloadRecorder::BuildGraph(const ReportOptions& options) {
   ReportGraph& graph = report_.graph;
   absl::flat_hash_map<const Instruction*, int> index;
   auto add_node = [&](const Instruction* instr, bool on_path) {
@@ -941,7 +932,7 @@ absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
   report.pipeline = RunPipelinePasses(*module, before_offloader, options.offload);
   {
     CallGraph call_graph(*module);
-    OffloadWalker walker(*module, call_graph, report);
+    OffloadRecorder walker(*module, call_graph, report);
     walker.WalkAll();
     walker.BuildGraph(options);
     // What the walks put in host memory; replaced below by what the

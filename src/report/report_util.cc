@@ -65,16 +65,6 @@ std::string ShapeAt(const Shape& shape, const ShapeIndex& index) {
   return sub == nullptr ? std::string() : ShapeToString(*sub);
 }
 
-bool IsBitcastReshape(const Instruction* instr) {
-  return instr->opcode() == HloOpcode::kReshape &&
-         shape_util::ReshapeIsBitcast(instr->operand(0)->shape(),
-                                      instr->shape());
-}
-
-bool IsEntryRoot(const Instruction* instr, const Module& module) {
-  return instr->parent() == module.entry() && instr->IsRoot();
-}
-
 absl::flat_hash_set<const Computation*> NestedComputations(
     const Module& module) {
   absl::flat_hash_set<const Computation*> nested;

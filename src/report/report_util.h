@@ -47,12 +47,6 @@ std::string ShapeAt(const Shape& shape, const ShapeIndex& index);
 // The shape without layout, cut to 48 characters, for pictures.
 std::string ShortShape(const Shape& shape);
 
-// A reshape that is a bitcast (ShapeUtil::ReshapeIsBitcast).
-bool IsBitcastReshape(const Instruction* instr);
-
-// The root of the entry computation.
-bool IsEntryRoot(const Instruction* instr, const Module& module);
-
 // Computations that run inside a fusion or inside an instruction that
 // already computes on the host (`_xla_compute_type="host"`), transitively.
 absl::flat_hash_set<const Computation*> NestedComputations(const Module& module);
