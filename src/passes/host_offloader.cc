@@ -722,10 +722,8 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
                                " predecessors where XLA requires exactly one"),
                   start.instruction);
     }
-    if (auto s = InsertCopyBetween(predecessors->front(), start, operand_index);
-        !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(
+        InsertCopyBetween(predecessors->front(), start, operand_index));
   }
   // Every walk that reaches a MoveToDevice gives it a fresh device copy of its
   // current operand (the MoveToDevice stays as a barrier until the end).
@@ -970,19 +968,13 @@ absl::StatusOr<bool> Offloader::HandleMoveToHostCustomCall(Instruction* mth) {
     std::vector<int64_t> positions;
     if (uses_mth) positions = start.instruction->OperandIndices(mth);
     if (positions.empty()) {
-      if (auto s = WalkDownHostMemoryOffloadPaths(start, insert_copy_before,
-                                                  std::nullopt, mth);
-          !s.ok()) {
-        return s;
-      }
+      RETURN_IF_ERROR(WalkDownHostMemoryOffloadPaths(start, insert_copy_before,
+                                                     std::nullopt, mth));
       continue;
     }
     for (int64_t k : positions) {
-      if (auto s = WalkDownHostMemoryOffloadPaths(start, insert_copy_before, k,
-                                                  mth);
-          !s.ok()) {
-        return s;
-      }
+      RETURN_IF_ERROR(
+          WalkDownHostMemoryOffloadPaths(start, insert_copy_before, k, mth));
     }
   }
   visited_move_to_host_.insert(mth);
@@ -1497,12 +1489,8 @@ absl::StatusOr<bool> Offloader::Run() {
                               " at index ", ShapeIndexToString(index)));
       }
       start_hops_.clear();
-      if (auto s = WalkDownHostMemoryOffloadPaths({param, index},
-                                                  /*insert_copy_before=*/false,
-                                                  std::nullopt, param);
-          !s.ok()) {
-        return s;
-      }
+      RETURN_IF_ERROR(WalkDownHostMemoryOffloadPaths(
+          {param, index}, /*insert_copy_before=*/false, std::nullopt, param));
     }
   }
 

@@ -14,6 +14,7 @@
 #include "passes/sharding_remover.h"
 #include "passes/strip_memory_placement_annotations.h"
 #include "passes/tuple_simplifier.h"
+#include "support/status_macros.h"
 
 namespace hloff {
 
@@ -151,11 +152,10 @@ absl::StatusOr<bool> RunPasses(Module& module,
           std::string("unknown pass: ") + std::string(name));
     }
     auto pass = info->create(context);
-    auto result = pass->Run(module);
-    if (!result.ok()) return result.status();
-    changed |= *result;
+    ASSIGN_OR_RETURN(bool pass_changed, pass->Run(module));
+    changed |= pass_changed;
     module.Sweep();
-    if (auto s = VerifyAfterPass(module, name, context); !s.ok()) return s;
+    RETURN_IF_ERROR(VerifyAfterPass(module, name, context));
   }
   return changed;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "support/status_macros.h"
 
 namespace hloff {
 
@@ -24,9 +25,8 @@ absl::StatusOr<std::shared_ptr<const TextBuffer>> ReadInputBuffer(
 
 absl::StatusOr<std::string> ReadInput(const std::string& path,
                                       size_t max_bytes) {
-  auto buffer = ReadInputBuffer(path, max_bytes);
-  if (!buffer.ok()) return buffer.status();
-  return std::string((*buffer)->text());
+  ASSIGN_OR_RETURN(auto buffer, ReadInputBuffer(path, max_bytes));
+  return std::string(buffer->text());
 }
 
 bool WriteAll(int fd, absl::string_view contents) {
