@@ -2,7 +2,6 @@
 #include "analysis/host_path_walk.h"
 
 #include <algorithm>
-#include <deque>
 #include <utility>
 
 #include "ir/opcode.h"
@@ -35,19 +34,21 @@ HostPathStep HostPathWalk::StepOf(const Instruction* instr,
 
 absl::Status HostPathWalk::Run(const InstructionAndShapeIndex& start,
                                HostPathObserver& observer) {
-  start_ = start;
-  previous_.clear();
-  absl::flat_hash_set<InstructionAndShapeIndex> seen = {start};
-  std::deque<InstructionAndShapeIndex> queue = {start};
-  while (!queue.empty()) {
-    InstructionAndShapeIndex current = std::move(queue.front());
-    queue.pop_front();
-    ASSIGN_OR_RETURN(
-        HostPathNext next,
-        observer.Visit(*this, current,
-                       StepOf(current.instruction,
-                              options_.copy_compares_memory_space)));
-    if (next == HostPathNext::kStop) continue;
+  nodes_.clear();
+  index_.clear();
+  nodes_.push_back(Node{start, -1});
+  index_.emplace(start, 0);
+  // Breadth first: the nodes not visited yet are the queue.
+  for (size_t next = 0; next < nodes_.size(); ++next) {
+    const int64_t index = static_cast<int64_t>(next);
+    // A copy: nodes_ grows below.
+    const InstructionAndShapeIndex current = nodes_[next].value;
+    const HostPathValue at{current,
+                           StepOf(current.instruction,
+                                  options_.copy_compares_memory_space),
+                           index, nodes_[next].previous};
+    ASSIGN_OR_RETURN(HostPathNext visit, observer.Visit(*this, at));
+    if (visit == HostPathNext::kStop) continue;
     Instruction* offending = nullptr;
     auto successors = GetSuccessors(current, call_graph_,
                                     options_.skip_whole_tuple_reads, &offending);
@@ -58,9 +59,11 @@ absl::Status HostPathWalk::Run(const InstructionAndShapeIndex& start,
     }
     for (InstructionAndShapeIndex& s : *successors) {
       observer.Hop(current, s);
-      if (!observer.ShouldWalk(s) || !seen.insert(s).second) continue;
-      previous_.emplace(s, current);
-      queue.push_back(std::move(s));
+      if (!observer.ShouldWalk(s)) continue;
+      if (!index_.try_emplace(s, static_cast<int64_t>(nodes_.size())).second) {
+        continue;
+      }
+      nodes_.push_back(Node{std::move(s), index});
     }
   }
   return absl::OkStatus();
@@ -68,28 +71,37 @@ absl::Status HostPathWalk::Run(const InstructionAndShapeIndex& start,
 
 const InstructionAndShapeIndex* HostPathWalk::Previous(
     const InstructionAndShapeIndex& value) const {
-  auto it = previous_.find(value);
-  return it == previous_.end() ? nullptr : &it->second;
+  auto it = index_.find(value);
+  if (it == index_.end() || nodes_[it->second].previous < 0) return nullptr;
+  return &nodes_[nodes_[it->second].previous].value;
+}
+
+std::vector<InstructionAndShapeIndex> HostPathWalk::PathTo(
+    int64_t index, size_t max_hops, bool* truncated) const {
+  std::vector<InstructionAndShapeIndex> path;
+  bool cut = false;
+  // Each link goes to an earlier index, so the path ends at the start.
+  for (int64_t at = index; at >= 0; at = nodes_[at].previous) {
+    if (max_hops != 0 && path.size() >= max_hops) {
+      cut = true;
+      break;
+    }
+    path.push_back(nodes_[at].value);
+  }
+  std::reverse(path.begin(), path.end());
+  if (truncated != nullptr) *truncated = cut;
+  return path;
 }
 
 std::vector<InstructionAndShapeIndex> HostPathWalk::PathTo(
     const InstructionAndShapeIndex& value, size_t max_hops,
     bool* truncated) const {
-  std::vector<InstructionAndShapeIndex> path = {value};
-  bool cut = false;
-  // First-discovery links end at the start, which has none; the bound only
-  // guards against a value that was never reached from it.
-  for (const InstructionAndShapeIndex* prev = Previous(value);
-       prev != nullptr && path.size() <= previous_.size(); prev = Previous(*prev)) {
-    if (max_hops != 0 && path.size() >= max_hops) {
-      cut = true;
-      break;
-    }
-    path.push_back(*prev);
+  auto it = index_.find(value);
+  if (it == index_.end()) {
+    if (truncated != nullptr) *truncated = false;
+    return {value};
   }
-  std::reverse(path.begin(), path.end());
-  if (truncated != nullptr) *truncated = cut;
-  return path;
+  return PathTo(it->second, max_hops, truncated);
 }
 
 bool IsEntryRoot(const Instruction* instr, const Module& module) {

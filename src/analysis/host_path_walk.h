@@ -13,10 +13,10 @@
 #define HLO_OFFLOAD_ANALYSIS_HOST_PATH_WALK_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "analysis/call_graph.h"
@@ -48,6 +48,14 @@ enum class HostPathNext {
 
 class HostPathWalk;
 
+// A value the walk reached, as its observer is shown it.
+struct HostPathValue {
+  const InstructionAndShapeIndex& value;
+  HostPathStep step;  // its case
+  int64_t index;      // in discovery order (which is visiting order); 0: the start
+  int64_t previous;   // the index of the value it was first reached from; -1: the start
+};
+
 // Told of every value a HostPathWalk reaches and of every hop it finds. The
 // walk calls, in breadth-first order: Visit for each value (the start
 // first), then, when Visit says kSuccessors, Hop and ShouldWalk for each of
@@ -55,11 +63,10 @@ class HostPathWalk;
 class HostPathObserver {
  public:
   virtual ~HostPathObserver() = default;
-  // `value` was reached (first by the path `walk.PathTo(value)`); `step` is
-  // its case. A non-OK status stops the walk and is Run's result.
+  // `at.value` was reached (first by the path `walk.PathTo(at.index)`). A
+  // non-OK status stops the walk and is Run's result.
   virtual absl::StatusOr<HostPathNext> Visit(const HostPathWalk& walk,
-                                             const InstructionAndShapeIndex& value,
-                                             HostPathStep step) = 0;
+                                             const HostPathValue& at) = 0;
   // `to` is a successor of `from`, whether or not it is walked.
   virtual void Hop(const InstructionAndShapeIndex& from,
                    const InstructionAndShapeIndex& to) {}
@@ -89,7 +96,9 @@ struct HostPathWalkOptions {
 };
 
 // One breadth-first walk of a tensor in host memory. Linear in the values
-// and hops it reaches: each value is visited once.
+// and hops it reaches: each value is visited once, and the values are kept in
+// discovery order with the index of the one each was reached from, so that a
+// path is followed without lookups.
 class HostPathWalk {
  public:
   explicit HostPathWalk(const CallGraph& call_graph,
@@ -102,17 +111,26 @@ class HostPathWalk {
                    HostPathObserver& observer);
 
   // The value the walk started from.
-  const InstructionAndShapeIndex& start() const { return start_; }
+  const InstructionAndShapeIndex& start() const { return nodes_[0].value; }
+  // The value of discovery index `index` (HostPathValue::index; 0 <= index <
+  // the number of values reached).
+  const InstructionAndShapeIndex& value(int64_t index) const {
+    return nodes_[index].value;
+  }
 
   // The value `value` was first reached from; null for the start and for a
   // value not reached.
   const InstructionAndShapeIndex* Previous(
       const InstructionAndShapeIndex& value) const;
 
-  // The first-discovery (shortest) path from the start to `value`, both
-  // included, start first. With `max_hops` > 0 at most that many values,
-  // the nearest to `value`; `*truncated` (when given) says whether the
-  // start was left out.
+  // The first-discovery (shortest) path from the start to the value of
+  // discovery index `index` (HostPathValue::index), both included, start
+  // first. With `max_hops` > 0 at most that many values, the nearest to the
+  // value; `*truncated` (when given) says whether the start was left out.
+  std::vector<InstructionAndShapeIndex> PathTo(int64_t index,
+                                               size_t max_hops = 0,
+                                               bool* truncated = nullptr) const;
+  // The same for a value reached by the walk (else just the value).
   std::vector<InstructionAndShapeIndex> PathTo(
       const InstructionAndShapeIndex& value, size_t max_hops = 0,
       bool* truncated = nullptr) const;
@@ -122,11 +140,14 @@ class HostPathWalk {
                              bool copy_compares_memory_space);
 
  private:
+  struct Node {
+    InstructionAndShapeIndex value;
+    int64_t previous;  // index in nodes_, -1 for the start
+  };
   const CallGraph& call_graph_;
   HostPathWalkOptions options_;
-  InstructionAndShapeIndex start_;
-  absl::flat_hash_map<InstructionAndShapeIndex, InstructionAndShapeIndex>
-      previous_;
+  std::vector<Node> nodes_;  // discovery order; the queue is its tail
+  absl::flat_hash_map<InstructionAndShapeIndex, int64_t> index_;
 };
 
 // True for the entry computation's root.

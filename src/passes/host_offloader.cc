@@ -128,7 +128,7 @@ class Offloader {
   // Where a walk stands when it meets an instruction, for diagnostics.
   struct WalkPosition {
     const HostPathWalk& walk;
-    const IAS& current;
+    int64_t index;              // of the value in the walk (HostPathValue)
     const Instruction* origin;  // the MoveToHost or host parameter, or null
   };
   // The observer through which WalkDownHostMemoryOffloadPaths rewrites.
@@ -138,9 +138,9 @@ class Offloader {
   // fix to the warning.
   absl::Status MarkHostCompute(Instruction* instr,
                                const WalkPosition* at = nullptr);
-  // The hops from the tensor's origin to `at.current`: the origin, the hops
-  // to the walk start, and the walk's first-discovery path, of which at most
-  // `max_walk_hops` (the nearest) when it is not 0.
+  // The hops from the tensor's origin to the value at `at.index`: the
+  // origin, the hops to the walk start, and the walk's first-discovery path,
+  // of which at most `max_walk_hops` (the nearest) when it is not 0.
   std::vector<PathHop> WalkPath(const WalkPosition& at,
                                 size_t max_walk_hops) const;
   void DynamifySlice(Instruction* slice);
@@ -324,7 +324,7 @@ bool Offloader::ScanAndRemoveHostMemorySpace() {
 std::vector<PathHop> Offloader::WalkPath(const WalkPosition& at,
                                          size_t max_walk_hops) const {
   bool truncated = false;
-  std::vector<IAS> hops = at.walk.PathTo(at.current, max_walk_hops, &truncated);
+  std::vector<IAS> hops = at.walk.PathTo(at.index, max_walk_hops, &truncated);
   std::vector<PathHop> path;
   auto add = [&](const Instruction* instr, const ShapeIndex& index) {
     path.push_back(PathHop{std::string(instr->input_name()),
@@ -529,15 +529,16 @@ class Offloader::DownWalk : public HostPathObserver {
   DownWalk(Offloader& offloader, const Instruction* origin)
       : o_(offloader), origin_(origin) {}
 
-  absl::StatusOr<HostPathNext> Visit(const HostPathWalk& walk, const IAS& current,
-                                     HostPathStep step) override {
+  absl::StatusOr<HostPathNext> Visit(const HostPathWalk& walk,
+                                     const HostPathValue& at) override {
+    const IAS& current = at.value;
     Instruction* instr = current.instruction;
     const IAS& start = walk.start();
     if (o_.context_.TraceOn(3)) {
       o_.Trace(3, absl::StrCat("Visiting instruction: ", current.ToString()));
     }
     bool save = true;
-    switch (step) {
+    switch (at.step) {
       case HostPathStep::kMoveToHost:
         o_.visited_move_to_host_.insert(instr);
         mth_to_remove.push_back(instr);
@@ -579,16 +580,16 @@ class Offloader::DownWalk : public HostPathObserver {
           }
           return HostPathNext::kStop;
         }
-        WalkPosition at{walk, current, origin_};
-        RETURN_IF_ERROR(o_.MarkHostCompute(instr, &at));
+        WalkPosition position{walk, at.index, origin_};
+        RETURN_IF_ERROR(o_.MarkHostCompute(instr, &position));
         break;
       }
       case HostPathStep::kLayoutCopy:
         // A host->host layout change, not compute.
         break;
       case HostPathStep::kHostCompute: {
-        WalkPosition at{walk, current, origin_};
-        RETURN_IF_ERROR(o_.MarkHostCompute(instr, &at));
+        WalkPosition position{walk, at.index, origin_};
+        RETURN_IF_ERROR(o_.MarkHostCompute(instr, &position));
         break;
       }
     }
@@ -860,17 +861,15 @@ absl::StatusOr<std::vector<IAS>> Offloader::GetStartingInstructions(
     ToWalkStarts(Offloader& offloader, std::vector<IAS>& starts)
         : o_(offloader), starts_(starts) {}
     absl::StatusOr<HostPathNext> Visit(const HostPathWalk& walk,
-                                       const IAS& current,
-                                       HostPathStep step) override {
-      Instruction* instr = current.instruction;
-      if (current == walk.start() ||
-          (step != HostPathStep::kDynamicUpdateSlice &&
-           IsHopBeforeWalkStart(instr))) {
+                                       const HostPathValue& at) override {
+      if (at.index == 0 || (at.step != HostPathStep::kDynamicUpdateSlice &&
+                            IsHopBeforeWalkStart(at.value.instruction))) {
         return HostPathNext::kSuccessors;
       }
+      const IAS& current = at.value;
       starts_.push_back(current);
       // The hops between the MoveToHost and the start, both left out.
-      std::vector<IAS> hops = walk.PathTo(current);
+      std::vector<IAS> hops = walk.PathTo(at.index);
       hops.pop_back();
       hops.erase(hops.begin());
       o_.hops_to_start_[current] = std::move(hops);

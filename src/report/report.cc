@@ -95,8 +95,8 @@ class OffloadRecorder : public HostPathObserver {
   // changes the module).
   void BuildGraph(const ReportOptions& options);
 
-  absl::StatusOr<HostPathNext> Visit(const HostPathWalk& path, const IAS& value,
-                                     HostPathStep step) override;
+  absl::StatusOr<HostPathNext> Visit(const HostPathWalk& path,
+                                     const HostPathValue& at) override;
   void Hop(const IAS& from, const IAS& to) override {
     AddWalkEdge(from.instruction, to.instruction);
   }
@@ -129,7 +129,7 @@ class OffloadRecorder : public HostPathObserver {
     int64_t host_compute = -1;
     Phase start_phase = Phase::kHost;
     const HostPathWalk* path = nullptr;
-    absl::flat_hash_map<IAS, Item> items;
+    std::vector<Item> items;  // by HostPathValue::index
   };
 
   void RunWalk(Offload& offload, IAS start, Phase phase, bool checks_outputs,
@@ -137,11 +137,12 @@ class OffloadRecorder : public HostPathObserver {
   void MarkRed(const std::vector<const Instruction*>& path);
   // SliceLeadsToMoveToDevice of `slice` with its paths, once per slice.
   const SliceWalk& WalkFromSlice(const Instruction* slice);
-  // The instructions of the walk's first-discovery path to `value`.
-  std::vector<const Instruction*> PathTo(const IAS& value) const;
+  // The instructions of the walk's first-discovery path to the value of
+  // discovery index `index`.
+  std::vector<const Instruction*> PathTo(int64_t index) const;
   void AddEnd(const Item& item, EndKind kind, const Instruction* at,
               const ShapeIndex& index, std::vector<const Instruction*> path);
-  void HostComputeEnd(const IAS& value, const Item& item);
+  void HostComputeEnd(const HostPathValue& at, const Item& item);
   Marks& Mark(const Instruction* instr);
   void AddWalkEdge(const Instruction* from, const Instruction* to);
 
@@ -187,9 +188,9 @@ void OffloadRecorder::AddWalkEdge(const Instruction* from, const Instruction* to
   if (walk_edges_.insert({from, to}).second) walk_edge_order_.push_back({from, to});
 }
 
-std::vector<const Instruction*> OffloadRecorder::PathTo(const IAS& value) const {
+std::vector<const Instruction*> OffloadRecorder::PathTo(int64_t index) const {
   std::vector<const Instruction*> path;
-  for (const IAS& hop : walk_->path->PathTo(value)) {
+  for (const IAS& hop : walk_->path->PathTo(index)) {
     if (path.empty() || path.back() != hop.instruction) {
       path.push_back(hop.instruction);
     }
@@ -247,10 +248,11 @@ void OffloadRecorder::MarkRed(const std::vector<const Instruction*>& path) {
   }
 }
 
-void OffloadRecorder::HostComputeEnd(const IAS& value, const Item& item) {
+void OffloadRecorder::HostComputeEnd(const HostPathValue& at, const Item& item) {
   Walk& walk = *walk_;
+  const IAS& value = at.value;
   Instruction* instr = value.instruction;
-  AddEnd(item, EndKind::kHostCompute, instr, value.shape_index, PathTo(value));
+  AddEnd(item, EndKind::kHostCompute, instr, value.shape_index, PathTo(at.index));
   Marks& marks = Mark(instr);
   marks.host = true;  // host compute writes its result to host memory
   marks.start = true;
@@ -270,7 +272,7 @@ void OffloadRecorder::HostComputeEnd(const IAS& value, const Item& item) {
                                            : item.walk_start);
     host_compute_checked_.push_back(walk.checks_outputs);
     host_compute_parent_.push_back(walk.host_compute);
-    host_compute_link_.push_back(PathTo(value));
+    host_compute_link_.push_back(PathTo(at.index));
     host_compute_red_.push_back(false);
   }
   std::vector<std::string>& from = host_compute_[it->second].reached_from;
@@ -317,19 +319,19 @@ void OffloadRecorder::RunWalk(Offload& offload, IAS start, Phase phase,
 }
 
 absl::StatusOr<HostPathNext> OffloadRecorder::Visit(const HostPathWalk& path,
-                                                    const IAS& value,
-                                                    HostPathStep step) {
+                                                    const HostPathValue& at) {
   Walk& walk = *walk_;
+  const IAS& value = at.value;
   Instruction* instr = value.instruction;
-  const bool is_start = value == path.start();
+  const bool is_start = at.index == 0;
   // What the value inherits from the one it was reached from.
   Item item;
   const Instruction* from = nullptr;
   Phase from_phase = Phase::kHost;
-  if (const IAS* previous = path.Previous(value)) {
-    const Item& parent = walk.items.at(*previous);
+  if (at.previous >= 0) {
+    const Item& parent = walk.items[at.previous];
     item = parent;
-    from = previous->instruction;
+    from = path.value(at.previous).instruction;
     from_phase = parent.phase;
   } else {
     item.phase = walk.start_phase;
@@ -342,13 +344,13 @@ absl::StatusOr<HostPathNext> OffloadRecorder::Visit(const HostPathWalk& path,
     item.phase = Phase::kHost;
     item.walk_start = instr;
   }
-  walk.items.emplace(value, item);
+  walk.items.push_back(item);
   Marks& marks = Mark(instr);
   if (item.phase == Phase::kToHost) {
     if (IsEntryRoot(instr, module_)) {
       // A MoveToHost (or its hops) at the entry root: XLA copies it to
       // host without checking the output layout (V6).
-      AddEnd(item, EndKind::kOutput, instr, value.shape_index, PathTo(value));
+      AddEnd(item, EndKind::kOutput, instr, value.shape_index, PathTo(at.index));
       if (IsMoveToHost(instr)) marks.host = true;
       return HostPathNext::kStop;
     }
@@ -356,13 +358,13 @@ absl::StatusOr<HostPathNext> OffloadRecorder::Visit(const HostPathWalk& path,
   }
   if (!is_start) {
     // WalkDownHostMemoryOffloadPaths' cases.
-    switch (step) {
+    switch (at.step) {
       case HostPathStep::kMoveToHost:
         absorbed_move_to_hosts_.insert(instr);  // a no-op on host data
         break;
       case HostPathStep::kMoveToDevice:
         AddEnd(item, EndKind::kMoveToDevice, instr, value.shape_index,
-               PathTo(value));
+               PathTo(at.index));
         return HostPathNext::kStop;
       case HostPathStep::kDynamicUpdateSlice:
         // Reached through the update from host data: host compute
@@ -370,7 +372,7 @@ absl::StatusOr<HostPathNext> OffloadRecorder::Visit(const HostPathWalk& path,
         // walk start of a MoveToHost, it is a transfer into host memory.
         if (from != nullptr && instr->operand(0) != from &&
             from_phase == Phase::kHost) {
-          HostComputeEnd(value, item);
+          HostComputeEnd(at, item);
           return HostPathNext::kStop;
         }
         break;
@@ -381,10 +383,10 @@ absl::StatusOr<HostPathNext> OffloadRecorder::Visit(const HostPathWalk& path,
       case HostPathStep::kSlice: {
         const SliceWalk& slice = WalkFromSlice(instr);
         if (!slice.leads) {
-          HostComputeEnd(value, item);
+          HostComputeEnd(at, item);
           return HostPathNext::kStop;
         }
-        std::vector<const Instruction*> to_slice = PathTo(value);
+        std::vector<const Instruction*> to_slice = PathTo(at.index);
         marks.note = "to device";
         for (const auto& [move_to_device, hops] : slice.move_to_devices) {
           std::vector<const Instruction*> hop_path = to_slice;
@@ -402,14 +404,14 @@ absl::StatusOr<HostPathNext> OffloadRecorder::Visit(const HostPathWalk& path,
         return HostPathNext::kStop;
       }
       case HostPathStep::kHostCompute:
-        HostComputeEnd(value, item);
+        HostComputeEnd(at, item);
         return HostPathNext::kStop;
     }
   }
   if (host_values_.insert(value).second) host_value_order_.push_back(value);
   Mark(instr).host = true;
   if (IsEntryRoot(instr, module_)) {
-    AddEnd(item, EndKind::kOutput, instr, value.shape_index, PathTo(value));
+    AddEnd(item, EndKind::kOutput, instr, value.shape_index, PathTo(at.index));
     return HostPathNext::kStop;
   }
   // Custom calls that read the value without aliasing it stop
@@ -427,7 +429,7 @@ absl::StatusOr<HostPathNext> OffloadRecorder::Visit(const HostPathWalk& path,
     bool on_host = user->parent()->execution_thread() == "host" ||
                    user->custom_call_target() == "HostExecute" ||
                    ComputeTypeIsHost(user);
-    std::vector<const Instruction*> hop_path = PathTo(value);
+    std::vector<const Instruction*> hop_path = PathTo(at.index);
     hop_path.push_back(user);
     AddWalkEdge(instr, user);
     AddEnd(item, on_host ? EndKind::kHostCompute : EndKind::kCustomCall, user,

@@ -55,10 +55,17 @@ absl::string_view StepName(HostPathStep step) {
 // Writes down everything it is told; stops where `stop_at` says.
 class Log : public HostPathObserver {
  public:
-  absl::StatusOr<HostPathNext> Visit(const HostPathWalk& walk, const IAS& value,
-                                     HostPathStep step) override {
+  absl::StatusOr<HostPathNext> Visit(const HostPathWalk& walk,
+                                     const HostPathValue& at) override {
+    const IAS& value = at.value;
+    const HostPathStep step = at.step;
+    // Discovery order is visiting order, and a value is reached from an
+    // earlier one.
+    EXPECT_EQ(at.index, static_cast<int64_t>(visits.size()));
+    EXPECT_LT(at.previous, at.index);
+    EXPECT_TRUE(walk.value(at.index) == value);
     std::vector<std::string> path;
-    for (const IAS& hop : walk.PathTo(value)) {
+    for (const IAS& hop : walk.PathTo(at.index)) {
       path.push_back(absl::StrCat(hop.instruction->name(),
                                   ShapeIndexToString(hop.shape_index)));
     }
