@@ -190,11 +190,7 @@ ModuleResult RunOnParsedModule(std::unique_ptr<Module> module,
     auto changed = RunPasses(*module, passes, context);
     result.diagnostics = std::move(sink.mutable_diagnostics());
     if (changed.ok() && lint) LintOutput(*module, facts, lints, options.lint);
-    if (lint) {
-      if (auto d = EntryLayoutWithoutMemoryKinds(*module, facts, result.diagnostics)) {
-        lints.push_back(std::move(*d));
-      }
-    }
+    if (lint) LintVerdict(*module, facts, result.diagnostics, lints);
     for (Diagnostic& d : lints) result.diagnostics.push_back(std::move(d));
     if (HasJaxNames(options)) {
       JaxNames names(*module, options);

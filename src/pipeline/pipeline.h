@@ -26,8 +26,8 @@
 #include "diag/diagnostic.h"
 #include "ir/hlo.h"
 #include "ir/text_buffer.h"
+#include "lints/offload_lints.h"
 #include "passes/offload_fixes.h"
-#include "passes/offload_lints.h"
 #include "passes/pass.h"
 #include "report/report.h"
 

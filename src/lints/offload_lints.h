@@ -1,11 +1,14 @@
 // Lints for host offloading: patterns that XLA accepts silently (or crashes
-// on) and that real users hit. Each has a code in diag/codes.def (HO3xxx) and a
-// page under docs/errors/. They go beyond XLA; nothing here changes a module.
+// on) and that real users hit. Each has a code in diag/codes.def (HO3xxx), a
+// page under docs/errors/ and a checker of its own in this folder, registered
+// in lint_registry.cc. They go beyond XLA; nothing here changes a module.
 //
 // LintInput runs on the module as read (before the pipeline), LintOutput on
-// the module the pipeline produced (memory spaces set, host compute tagged).
-#ifndef HLO_OFFLOAD_PASSES_OFFLOAD_LINTS_H_
-#define HLO_OFFLOAD_PASSES_OFFLOAD_LINTS_H_
+// the module the pipeline produced (memory spaces set, host compute tagged),
+// LintVerdict on the passes' diagnostics. Each is one phase of the registry's
+// checkers (RunLintPhase), in one traversal of the module.
+#ifndef HLO_OFFLOAD_LINTS_OFFLOAD_LINTS_H_
+#define HLO_OFFLOAD_LINTS_OFFLOAD_LINTS_H_
 
 #include <cstdint>
 #include <optional>
@@ -38,16 +41,6 @@ struct LintInputFacts {
   bool reads_as_jax_lowered_text = false;
 };
 
-// HO3016: the warning for a run on an input that reads as JAX's
-// Lowered.as_text(dialect="hlo") (LintInputFacts::reads_as_jax_lowered_text)
-// whose `diagnostics` hold an E1200; nullopt otherwise. JAX keeps memory
-// kinds as `mhlo.memory_kind` on the StableHLO function and only PJRT writes
-// them into the entry layout before XLA compiles (xla/pjrt/utils.cc), so in
-// that text a correct `pinned_host` output reads as E1200 (docs/JAX.md).
-std::optional<Diagnostic> EntryLayoutWithoutMemoryKinds(
-    const Module& module, const LintInputFacts& facts,
-    const std::vector<Diagnostic>& diagnostics);
-
 // What the command line configures for the lints.
 struct LintOptions {
   // HO3012: the pinned host memory the target can give one program, in
@@ -79,6 +72,15 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out,
 void LintOutput(const Module& module, const LintInputFacts& facts,
                 std::vector<Diagnostic>& out, const LintOptions& options = {});
 
+// HO3016 (an E1200 on an input that reads as JAX's
+// Lowered.as_text(dialect="hlo"), LintInputFacts::reads_as_jax_lowered_text)
+// from the passes' `diagnostics`, whether the passes succeeded or not.
+// Appends to `out`. Constant time in the module size, linear in the number
+// of diagnostics.
+void LintVerdict(const Module& module, const LintInputFacts& facts,
+                 const std::vector<Diagnostic>& diagnostics,
+                 std::vector<Diagnostic>& out);
+
 }  // namespace hloff
 
-#endif  // HLO_OFFLOAD_PASSES_OFFLOAD_LINTS_H_
+#endif  // HLO_OFFLOAD_LINTS_OFFLOAD_LINTS_H_
