@@ -8,9 +8,10 @@
 // BeforeModule, then for each computation in module order and each live
 // instruction in its order the OnInstruction of every checker that visits
 // its opcode (LintChecker::Visits), then each checker's AfterModule; at each
-// step the checkers go in their registry `order`. What several checkers need (the call graph, the computations that
-// run as host compute, the loop counters of a while body, whether the module
-// has offload annotations) is computed once, in the LintContext they share.
+// step the checkers go in their registry `order`. What several checkers need
+// (the call graph, the computations that run as host compute, the loop
+// counters of a while body, whether the module has offload annotations) is
+// computed once, in the LintContext they share.
 #ifndef HLO_OFFLOAD_LINTS_LINT_REGISTRY_H_
 #define HLO_OFFLOAD_LINTS_LINT_REGISTRY_H_
 
