@@ -528,6 +528,16 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out,
   if (HasHostLeaf(layout.result) && !facts.asks_for_host_memory) {
     facts.asks_for_host_memory = true;
     facts.first_request = "the entry result (S(5) in entry_computation_layout)";
+    ShapeIndex at;
+    shape_util::ForEachSubshape(
+        layout.result,
+        [&](const Shape& shape, const ShapeIndex& index) {
+          if (!facts.first_request_output && !shape.IsTuple() &&
+              HasHostLeaf(shape)) {
+            facts.first_request_output = index;
+          }
+        },
+        at);
   }
   bool layout_has_memory_space = false;
   auto note_memory_space = [&](const Shape& shape) {
@@ -645,14 +655,16 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out,
           const Instruction* last = SkipHopsDown(instr);
           if (last != instr && last->IsRoot() && comp.get() == entry &&
               instr->user_count() == 1) {
-            out.push_back(Lint(
+            Diagnostic d = Lint(
                 DiagCode::kHO3004,
                 absl::StrCat("\"", instr->name(),
                              "\" reaches the entry root only through bitcasts, "
                              "so XLA finds nothing to offload: the annotation "
                              "is deleted, no host copy is made and the output "
                              "layout is not checked"),
-                instr));
+                instr);
+            d.about_output = ShapeIndex{};  // the entry result, whole
+            out.push_back(std::move(d));
           }
         }
         bool layout_fixed_by_xla = options.fix_entry_layout_unless_customized &&
@@ -669,6 +681,7 @@ LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out,
                            "checking the layout (a declared host output is "
                            "missing from the layout)"),
               instr);
+          d.about_output = ShapeIndex{};  // the root is the entry result
           d.fixes.push_back(Fix{"host-output",
                                 "restore memory_kind=\"pinned_host\" on the "
                                 "output (out_shardings), so that the layout "
@@ -1131,6 +1144,7 @@ void LintOutput(const Module& module, const LintInputFacts& facts,
     d.loc = facts.first_request_loc.known() ? facts.first_request_loc
                                             : module.entry()->root()->loc();
     d.instruction = facts.first_request;
+    d.about_output = facts.first_request_output;
     d.message = absl::StrCat("host memory is asked for (", facts.first_request,
                              ") but no tensor ends up in host memory: the "
                              "offload has no effect");
