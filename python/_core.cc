@@ -266,6 +266,36 @@ Outcome* Run(const std::string& command, nb::object text,
   return new Outcome(std::move(result), text);
 }
 
+// parse_error(command, path, rendered, line, column, message): the Outcome
+// of an input that a front end could not parse into an HLO module (StableHLO
+// text MLIR refuses): one module that failed to parse, with its located
+// HO0001 diagnostic, exit status 2, rendered by every renderer as an HLO
+// parse error is (`rendered` is the complete text message, as the parser's
+// own: `path:line:col: error: ...`, the source line and a caret). line and
+// column are 1-based; 0 when unknown.
+Outcome* ParseErrorOutcome(const std::string& command, const std::string& path,
+                           const std::string& rendered, uint32_t line,
+                           uint32_t column, const std::string& message) {
+  std::optional<Command> cmd = ParseCommand(command);
+  if (!cmd) throw nb::value_error(("unknown command '" + command + "'").c_str());
+  PipelineResult result;
+  result.command = *cmd;
+  result.path = path;
+  result.file = path;
+  result.exit_status = kExitUsage;
+  ModuleResult module;
+  module.parse_failed = true;
+  module.parse_error = rendered;
+  Diagnostic d;
+  d.code = DiagCode::kHO0001;
+  d.severity = Severity::kError;
+  d.message = message;
+  if (line > 0) d.loc = {line, column};
+  module.diagnostics.push_back(std::move(d));
+  result.modules.push_back(std::move(module));
+  return new Outcome(std::move(result), nb::none());
+}
+
 std::vector<const PipelineResult*> Results(const std::vector<Outcome*>& outcomes) {
   std::vector<const PipelineResult*> results;
   for (const Outcome* o : outcomes) {
@@ -449,6 +479,10 @@ NB_MODULE(_core, m) {
         nb::rv_policy::take_ownership,
         "Runs check/opt/fix/fmt/report on text (bytes or str) or a file; the "
         "GIL is released meanwhile.");
+  m.def("parse_error", &ParseErrorOutcome, "command"_a, "path"_a, "rendered"_a,
+        "line"_a, "column"_a, "message"_a, nb::rv_policy::take_ownership,
+        "The Outcome of an input a front end could not parse (StableHLO text "
+        "MLIR refuses): one HO0001 diagnostic at line:column, exit status 2.");
   m.def("render_json",
         [](const std::vector<Outcome*>& outcomes) {
           auto results = Results(outcomes);

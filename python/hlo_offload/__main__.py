@@ -157,6 +157,12 @@ class _StableHloRun:
                 elif name == "--max-nodes":
                     if not value.isdigit():
                         raise _Usage(f"--max-nodes: '{value}' is not a whole number")
+                    from ._api import MAX_NODES_RANGE
+                    low, high = MAX_NODES_RANGE
+                    if not low <= int(value) <= high:
+                        # The program's own words (CLI11's range check, src/tool/driver.cc).
+                        raise _Usage(f"--max-nodes: Value {value} not in range {low} to "
+                                     f"{high}")
                     opts["max_nodes"] = int(value)
                 continue
             raise _Usage(f"the following argument was not expected: {a}")
@@ -240,15 +246,22 @@ class _StableHloRun:
         inp = _api._Input(text=None, file=file, path=file)
         note = ""
         if file.endswith(".mlir"):
+            from ._types import ParseError
             try:
-                with open(file, encoding="utf-8") as f:
-                    text = f.read()
-                from . import _jax
-                xla = _jax.from_stablehlo_text(text)
+                with open(file, "rb") as f:
+                    data = f.read()
+                xla = _api._from_stablehlo(data, None, file, file=file,
+                                           split_input_file=opts["split"]).xla
             except ImportError as e:
                 return None, USAGE_EXIT, f"hlo-offload: error: {file}: {e}\n"
-            except (OSError, UnicodeDecodeError, ValueError, TypeError) as e:
-                return None, USAGE_EXIT, f"hlo-offload: error: {file}: {e}\n"
+            except ParseError as e:
+                # Located like an HLO parse error: in the text and in the JSON (HO0001).
+                outcome = _core.parse_error(self.command, file, str(e), e.line or 0,
+                                            e.column or 0, e.message)
+                return outcome, USAGE_EXIT, note
+            except (OSError, ValueError, TypeError) as e:
+                where = "" if str(e).startswith(f"{file}:") else f"{file}: "
+                return None, USAGE_EXIT, f"hlo-offload: error: {where}{e}\n"
             inp = _api._Input(text=xla.hlo_text, file=None, path=file, xla=xla)
             for n in xla.notes:
                 note += f"hlo-offload: note: {file}: {n}\n"

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from . import _core
-from ._types import Diagnostic, FixError, FixedModule, ParseError, Report, Result
+from ._types import (Diagnostic, FixError, FixedModule, ParseError, Report, Result,
+                     _undecodable_bytes_error, _unencodable_text_error)
 
 __all__ = ["check", "fix", "report", "explain", "codes", "passes", "executable",
            "STRATEGIES"]
@@ -54,9 +55,33 @@ def _decode_head(data: bytes) -> str:
     return bytes(data[:1 << 16]).decode("utf-8", "replace")
 
 
-def _from_stablehlo(text: str, platform, path: str) -> _Input:
-    xla = _jax_module().from_stablehlo_text(text, platform=platform)
+def _from_stablehlo(text, platform, path: str, *, file: Optional[str] = None,
+                    split_input_file: bool = False) -> _Input:
+    """StableHLO text (str, or bytes read from `file` or given) through the JAX front
+    end; ParseError for text that is not UTF-8 or that MLIR cannot parse."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8", "strict")
+        except UnicodeDecodeError as e:
+            raise _undecodable_bytes_error(text, e, path) from None
+    if split_input_file:
+        _refuse_split(text, path)
+    xla = _jax_module().from_stablehlo_text(text, platform=platform, source_name=path,
+                                        source_file=file)
     return _Input(text=xla.hlo_text, file=None, path=path, xla=xla)
+
+
+def _refuse_split(text: str, path: str) -> None:
+    """ValueError when `--split-input-file` / split_input_file=True is asked for a
+    StableHLO text that has a `// -----` marker: the front end reads a StableHLO text as
+    one module and cannot split it."""
+    line = _jax_module().split_marker_line(text)
+    if line is not None:
+        raise ValueError(
+            f"{path}:{line}: split_input_file (--split-input-file) is not supported for "
+            "StableHLO text: it splits HLO text only, and a StableHLO text is read as one "
+            "module; put each module (each part between `// -----` lines) in a file of "
+            "its own and pass them all (the command line's check takes several FILEs)")
 
 
 def _is_jax_object(source) -> bool:
@@ -64,7 +89,7 @@ def _is_jax_object(source) -> bool:
     return module.startswith(("jax", "jaxlib")) or callable(source)
 
 
-def _resolve(source, args, kwargs, *, platform, filename) -> _Input:
+def _resolve(source, args, kwargs, *, platform, filename, split_input_file=False) -> _Input:
     """Turns `source` into an _Input; TypeError/ValueError for what cannot be one."""
     if filename is not None and not isinstance(filename, str):
         raise TypeError(f"filename must be a str, not {type(filename).__name__}")
@@ -84,7 +109,8 @@ def _resolve(source, args, kwargs, *, platform, filename) -> _Input:
                 f"pathlib.Path({source!r}) to read it")
         path = filename or "<string>"
         if _looks_like_mlir(source[:1 << 16]):
-            return _from_stablehlo(source, platform, path)
+            return _from_stablehlo(source, platform, path,
+                                   split_input_file=split_input_file)
         return _Input(text=source, file=None, path=path)
     if isinstance(source, (bytes, bytearray, memoryview)):
         # bytes are handed over as they are; a mutable buffer is copied once into bytes
@@ -92,7 +118,8 @@ def _resolve(source, args, kwargs, *, platform, filename) -> _Input:
         data = source if isinstance(source, bytes) else bytes(source)
         path = filename or "<bytes>"
         if _looks_like_mlir(_decode_head(data)):
-            return _from_stablehlo(data.decode("utf-8", "strict"), platform, path)
+            return _from_stablehlo(data, platform, path,
+                                   split_input_file=split_input_file)
         return _Input(text=data, file=None, path=path)
     if isinstance(source, os.PathLike):
         file = os.fspath(source)
@@ -107,8 +134,9 @@ def _resolve(source, args, kwargs, *, platform, filename) -> _Input:
             raise IsADirectoryError(
                 f"{file!r} is a directory; pass one file (the command line takes folders)")
         if file.endswith(".mlir") or _file_looks_like_mlir(file):
-            with open(file, encoding="utf-8") as f:
-                return _from_stablehlo(f.read(), platform, path)
+            with open(file, "rb") as f:
+                return _from_stablehlo(f.read(), platform, path, file=file,
+                                       split_input_file=split_input_file)
         return _Input(text=None, file=file, path=path)
     if source is None:
         raise TypeError("source is None: pass HLO text, a file path (os.PathLike) or a "
@@ -197,8 +225,8 @@ def _run_args(inp: _Input, *, lints=True, pinned_host_budget=None, strategy="hos
     a.strategy = strategy
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, int):
         raise TypeError(f"max_nodes must be an int, not {type(max_nodes).__name__}")
-    if not 0 <= max_nodes < 1 << 63:
-        raise ValueError(f"max_nodes must be 0 or more, not {max_nodes}")
+    if not MAX_NODES_RANGE[0] <= max_nodes <= MAX_NODES_RANGE[1]:
+        raise ValueError(max_nodes_error(max_nodes))
     a.max_nodes = max_nodes
     a.keep_modules = keep_modules
     for flag, value in _xla_flags(xla_flags).items():
@@ -207,6 +235,18 @@ def _run_args(inp: _Input, *, lints=True, pinned_host_budget=None, strategy="hos
         a.output_paths = list(inp.xla.output_paths)
         a.input_paths = list(inp.xla.input_paths)
     return a
+
+
+# `report --max-nodes=N`: the command line takes 1 to 2^30 (src/tool/driver.cc, the
+# option's CLI::Range), and so does the API.
+MAX_NODES_RANGE = (1, 1 << 30)
+
+
+def max_nodes_error(value) -> str:
+    """Why `value` is not a max_nodes / --max-nodes the command line takes."""
+    return (f"max_nodes (--max-nodes) is the most path instructions the picture draws, "
+            f"a whole number from {MAX_NODES_RANGE[0]} to {MAX_NODES_RANGE[1]} (2^30), "
+            f"not {value}")
 
 
 # `--pipeline`: XLA's compile order up to the offloader (the default), or the three
@@ -242,7 +282,12 @@ def _decode(b: bytes) -> str:
 
 
 def _run(command: str, inp: _Input, args) -> "_core.Outcome":
-    outcome = _core.run(command, inp.text, inp.file, args)
+    try:
+        outcome = _core.run(command, inp.text, inp.file, args)
+    except UnicodeEncodeError as e:  # a str with a lone surrogate has no UTF-8 form
+        if not isinstance(inp.text, str):
+            raise
+        raise _unencodable_text_error(inp.text, e, inp.path) from None
     if outcome.read_error:
         message = _decode(outcome.read_error)
         outcome.release()
@@ -341,7 +386,8 @@ def check(source, *args, platform: Optional[str] = None, lints: bool = True,
     TypeError/ValueError for bad arguments, OSError for a file that cannot be read,
     ImportError for a JAX source without jax.
     """
-    inp = _resolve(source, args, kwargs, platform=platform, filename=filename)
+    inp = _resolve(source, args, kwargs, platform=platform, filename=filename,
+                   split_input_file=split_input_file)
     run_args = _run_args(inp, lints=lints, pinned_host_budget=pinned_host_budget,
                          split_input_file=split_input_file, xla_flags=xla_flags,
                          pipeline=pipeline)
@@ -423,6 +469,11 @@ def _output_kinds(module_info: dict, inp: _Input):
     if xla.out_tree is not None and getattr(xla.out_tree, "num_leaves", None) == len(kinds):
         import jax
         return jax.tree_util.tree_unflatten(xla.out_tree, kinds)
+    if xla.out_tree is None:
+        # StableHLO text has no PyTreeDef: the tree its jax.result_info names describe.
+        tree = _jax_module().pytree_from_result_paths(xla.output_paths, kinds)
+        if tree is not None:
+            return tree
     return kinds
 
 
@@ -436,10 +487,11 @@ def report(source, *args, platform: Optional[str] = None, filename: Optional[str
     path ends, host memory, transfers, and the picture.
 
     Returns a Report: `str()` the text, `.to_json()`, `.to_dot()`, `.to_html()`, and
-    `_repr_html_` for notebooks. max_nodes: the most path instructions drawn. pipeline: as
-    for check(). Raises as check().
+    `_repr_html_` for notebooks. max_nodes: the most path instructions drawn, 1 to 2^30
+    as `--max-nodes` (ValueError otherwise). pipeline: as for check(). Raises as check().
     """
-    inp = _resolve(source, args, kwargs, platform=platform, filename=filename)
+    inp = _resolve(source, args, kwargs, platform=platform, filename=filename,
+                   split_input_file=split_input_file)
     run_args = _run_args(inp, max_nodes=max_nodes, split_input_file=split_input_file,
                          xla_flags=xla_flags, pipeline=pipeline)
     outcome = _run("report", inp, run_args)

@@ -31,6 +31,8 @@ __all__ = [
     "from_stablehlo_text",
     "from_jax",
     "apply_memory_kinds_to_entry_layout",
+    "pytree_from_result_paths",
+    "split_marker_line",
 ]
 
 _INSTALL_HINT = "pip install hlo-offload[jax]"
@@ -119,6 +121,25 @@ def _import_jax():
 _EXCLUDED = False
 
 
+def _types():
+    """hlo_offload._types (ParseError and its makers), also when this file is loaded on
+    its own, as docs/JAX.md does: then from the file beside it (it imports nothing but
+    the standard library)."""
+    try:
+        from . import _types as types
+    except ImportError:
+        import importlib.util
+        import sys
+        types = sys.modules.get("_hlo_offload_types")
+        if types is None:
+            spec = importlib.util.spec_from_file_location(
+                "_hlo_offload_types", os.path.join(os.path.dirname(__file__), "_types.py"))
+            types = importlib.util.module_from_spec(spec)
+            sys.modules["_hlo_offload_types"] = types
+            spec.loader.exec_module(types)
+    return types
+
+
 # ---------------------------------------------------------------------------------------
 # Text sources
 
@@ -155,32 +176,169 @@ def is_stablehlo_text(text: str) -> bool:
 
 
 def from_stablehlo_text(text: str, platform: str | None = None,
-                        *, tuple_args: bool = False) -> XlaInput:
+                        *, tuple_args: bool = False, source_name: str | None = None,
+                        source_file: str | None = None) -> XlaInput:
     """Converts StableHLO text (`Lowered.as_text()`) to the HLO module XLA would compile.
 
     platform: the platform the text was lowered for (recorded only; default "tpu").
     tuple_args: whether the client compiles it with tupled arguments (PJRT's
         `parameter_is_tupled_arguments`; JAX tuples them on TPU above 2000 arguments).
+    source_name: the name a parse error gives the text (default "<string>").
+    source_file: the file the text was read from, if any. Text printed without
+        `debug_info=True` has no Python locations; MLIR's parser then gives each
+        operation its line in the text itself, under the file name "-", and jaxlib's
+        converter writes that into the metadata (`source_file="-"`). With source_file
+        those lines are named as lines of that file (and `notes` says so); without it
+        they are dropped, since no file holds them.
     Paths come from `jax.result_info` and the argument names JAX writes (the location
     names of `main`'s arguments, printed by `as_text(debug_info=True)`, or the older
     `jax.arg_info` attribute); text without them gets "" paths.
-    Raises ImportError without jax, TypeError when text is not a str, ValueError when it
-    is not a StableHLO module jaxlib can read or convert.
+    Raises ImportError without jax, TypeError when text is not a str, ParseError (a
+    ValueError, with `.line` and `.column` in the StableHLO text) when jaxlib cannot parse
+    it or it is not text (a lone surrogate), ValueError when it is not a module jaxlib can
+    convert.
     """
     if not isinstance(text, str):
         raise TypeError(f"from_stablehlo_text takes a str, not {type(text).__name__}")
     _, jax_mlir, _, _, ir = _import_jax()
+    name = source_name if source_name is not None else (source_file or "<string>")
+    try:
+        asm = text.encode("utf-8")  # what the parser reads; refuses lone surrogates
+    except UnicodeEncodeError as e:
+        raise _types()._unencodable_text_error(text, e, name) from None
     platform = _check_platform(platform or "tpu")
     context = jax_mlir.make_ir_context()
     try:
-        module = ir.Module.parse(text, context=context)
+        module = ir.Module.parse(asm, context=context)
     except Exception as e:  # MLIR's parse error carries the location
-        raise ValueError(f"not a StableHLO module jaxlib can parse: {e}") from e
+        raise _stablehlo_parse_error(text, e, name) from e
     notes = []
     if platform == "cpu":
         notes.append(_CPU_NOTE.replace("the Lowered was", "the text was"))
     return _convert(module, platform=platform, tuple_args=tuple_args,
-                    out_tree=None, notes=notes)
+                    out_tree=None, notes=notes, text_file=source_file or "")
+
+
+# MLIR's `loc("NAME":LINE:COL)`; a text parsed from a string is named "-".
+_MLIR_FILE_LOC = re.compile(r'loc\("((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+_SPLIT_MARKER = re.compile(r"^// -----[ \t]*\r?$", re.M)
+
+
+def split_marker_line(text: str) -> int | None:
+    """The 1-based line of the first `// -----` line of `text` (the marker of
+    `--split-input-file`), or None."""
+    m = _SPLIT_MARKER.search(text)
+    return None if m is None else text.count("\n", 0, m.start()) + 1
+
+
+def _stablehlo_parse_error(text: str, error: Exception, path: str):
+    """The ParseError for MLIR's refusal of `text`: at the first error's line and column
+    (MLIR's, in the StableHLO text), with its message."""
+    types = _types()
+    message, line, column = None, None, None
+    for d in getattr(error, "error_diagnostics", None) or ():
+        m = _MLIR_FILE_LOC.match(str(d.location))
+        message = str(d.message)
+        if m is not None:
+            line, column = int(m.group(2)), int(m.group(3))
+        break
+    if message is None:
+        message = str(error).strip()
+    message = f"not a StableHLO module jaxlib can parse: {message}"
+    marker = split_marker_line(text)
+    if marker is not None:
+        message += (f" (line {marker} is a `// -----` marker: this text holds several "
+                    "modules, and a StableHLO text is read as one; put each module in a "
+                    "file or string of its own)")
+    if line is None:
+        return types.ParseError(f"{path}: error: {message}", path=path, line=None,
+                                column=None, message=message)
+    # MLIR's columns count bytes of the line, as the HLO parser's do.
+    return types._located_parse_error(text, path, line, column, message)
+
+
+# JAX's result paths: "result" and then the key path as `jax.tree_util.keystr` prints it
+# (`DebugInfo.set_result_paths` in jax/_src/linear_util.py): `[0]` for a sequence index
+# (SequenceKey; `FlattenedIndexKey`'s `[<flat index 0>]` is cleaned to `[0]`), `['mu']`
+# for a dict key (DictKey, the key's repr), `.name` for an attribute (GetAttrKey).
+_PATH_KEY = re.compile(r"""\[(?:(-?\d+)|('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"))\]""")
+
+
+def _parse_result_path(path: str) -> list | None:
+    """The keys of a JAX result path (ints for sequence indices, strs for dict keys), or
+    None when it is not "result" followed by such keys (attribute keys among them)."""
+    if not path.startswith("result"):
+        return None
+    import ast
+    keys, pos = [], len("result")
+    while pos < len(path):
+        m = _PATH_KEY.match(path, pos)
+        if m is None:
+            return None
+        keys.append(int(m.group(1)) if m.group(1) is not None
+                    else ast.literal_eval(m.group(2)))
+        pos = m.end()
+    return keys
+
+
+def pytree_from_result_paths(paths, leaves):
+    """`leaves` (one per output, in flat order) arranged as the pytree the result paths
+    `paths` (JAX's `jax.result_info` names, e.g. "result['opt']['mu']") describe: dicts
+    for dict keys, tuples for the indices 0..n-1 of a sequence, the leaf itself for a
+    single "result". Needs no JAX.
+
+    None when the paths do not describe one tree: a missing name (an effect token, text
+    lowered without names), an attribute key (`.name`, a dataclass or namedtuple field:
+    its type cannot be rebuilt), indices that are not 0..n-1 (a None among a tuple's
+    elements), or a mix of keys at one level. The names cannot tell a list from a tuple,
+    a dict whose keys are ints from a tuple, or an OrderedDict from a dict: they are
+    given as tuples and dicts.
+    """
+    if len(paths) != len(leaves) or not paths:
+        return None
+    parsed = [_parse_result_path(p) for p in paths]
+    if any(k is None for k in parsed):
+        return None
+    if parsed == [[]]:
+        return leaves[0]
+    # A trie of the keys; each node a dict of children in first-seen order.
+    root: dict = {}
+    LEAF = object()
+    for keys, leaf in zip(parsed, leaves):
+        if not keys:
+            return None  # "result" beside other outputs
+        node = root
+        for k in keys[:-1]:
+            child = node.setdefault((type(k), k), {})
+            if not isinstance(child, dict):
+                return None
+            node = child
+        key = (type(keys[-1]), keys[-1])
+        if key in node:
+            return None  # a path twice, or a leaf that also has children
+        node[key] = (LEAF, leaf)
+
+    def build(node):
+        kinds = {t for t, _ in node}
+        if kinds == {int}:
+            if [k for _, k in node] != list(range(len(node))):
+                return None
+        elif kinds != {str}:
+            return None
+        built = []
+        for child in node.values():
+            if isinstance(child, tuple) and child and child[0] is LEAF:
+                built.append(child[1])
+                continue
+            sub = build(child)
+            if sub is None:
+                return None
+            built.append(sub)
+        if kinds == {int}:
+            return tuple(built)
+        return dict(zip((k for _, k in node), built))
+
+    return build(root)
 
 
 # ---------------------------------------------------------------------------------------
@@ -349,7 +507,8 @@ def _arg_name(block_arg, attrs, ir) -> str:
     return ""
 
 
-def _convert(module, *, platform: str, tuple_args: bool, out_tree, notes) -> XlaInput:
+def _convert(module, *, platform: str, tuple_args: bool, out_tree, notes,
+             text_file: str = "") -> XlaInput:
     _, jax_mlir, jaxlib_ext, xla_client, ir = _import_jax()
     with module.context:
         main = _main_function(module, ir)
@@ -384,6 +543,11 @@ def _convert(module, *, platform: str, tuple_args: bool, out_tree, notes) -> Xla
     # repeat the whole parameter tuple (2001 arguments: 55 MB of text instead of 0.3 MB).
     options.print_operand_shape = False
     text = computation.as_hlo_module().to_string(options)
+    text, named = _text_line_locations(text, text_file)
+    if named:
+        notes.append(f"source lines named {text_file}:LINE are lines of that StableHLO "
+                     "file (it has no Python locations: Lowered.as_text() without "
+                     "debug_info=True)")
     in_spaces = [MEMORY_SPACE_OF_KIND[k] for k in input_kinds]
     out_spaces = [MEMORY_SPACE_OF_KIND[k] for k in output_kinds]
     text = apply_memory_kinds_to_entry_layout(text, in_spaces, out_spaces,
@@ -397,6 +561,27 @@ def _convert(module, *, platform: str, tuple_args: bool, out_tree, notes) -> Xla
                     out_tree=out_tree, platform=platform, notes=list(notes),
                     input_memory_spaces=in_spaces, output_memory_spaces=out_spaces,
                     tuple_args=tuple_args)
+
+
+# The metadata jaxlib writes for an operation whose location is MLIR's line in a text
+# parsed without a file name ("-"): `source_file="-" source_line=9 ...`, or a `"-"` entry
+# of the FileNames table of the 2025+ printer.
+_DASH_SOURCE = re.compile(
+    r' ?source_file="-"(?: source_(?:line|end_line|column|end_column)=\d+)*')
+_DASH_FILE_NAME = re.compile(r'^(\d+) "-"$', re.M)
+
+
+def _text_line_locations(hlo_text: str, text_file: str) -> tuple[str, bool]:
+    """`hlo_text` with the "-" source locations named as lines of `text_file`, or
+    dropped when there is no file (or its name would need escaping); and whether any was
+    named. One pass over the text; none when it has no `"-"`."""
+    if '"-"' not in hlo_text:
+        return hlo_text, False
+    if text_file and not re.search(r'["\\\x00-\x1f]', text_file):
+        named = hlo_text.replace('source_file="-"', f'source_file="{text_file}"')
+        named = _DASH_FILE_NAME.sub(lambda m: f'{m.group(1)} "{text_file}"', named)
+        return named, named != hlo_text
+    return _DASH_SOURCE.sub("", hlo_text), False
 
 
 # ---------------------------------------------------------------------------------------

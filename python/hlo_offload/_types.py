@@ -30,7 +30,9 @@ __all__ = [
 
 class ParseError(ValueError):
     """The text is not an HLO module the parser accepts (or a limit of README "Limits" is
-    exceeded).
+    exceeded), not a StableHLO module MLIR parses (then `line` and `column` are MLIR's, in
+    the StableHLO text), or not text at all (a str with a lone surrogate, StableHLO bytes
+    that are not UTF-8: located at it).
 
     `path` is the name shown for the input, `line` and `column` (1-based) where the parser
     stopped, `message` what it expected; `str(error)` is the command line's complete message
@@ -51,6 +53,55 @@ class ParseError(ValueError):
 
 def _make_parse_error(rendered, path, line, column, message):
     return ParseError(rendered, path=path, line=line, column=column, message=message)
+
+
+def _located_parse_error(text: str, path: str, line: int, column: int,
+                         message: str) -> ParseError:
+    """A ParseError at `line`:`column` (1-based; the column counts UTF-8 bytes, as the
+    HLO parser's do) of `text`, rendered as the parser renders its errors: `path:line:col:
+    error: message`, the source line and a caret under the column."""
+    lines = text.split("\n", line)  # only as far as the line
+    shown = lines[line - 1] if 0 < line <= len(lines) else ""
+    shown = shown.rstrip("\r")
+    # What cannot be printed is shown as U+FFFD (a lone surrogate would make str(e)
+    # itself unprintable); control characters as blanks, as the parser shows them.
+    shown = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else
+                    (" " if ord(c) < 0x20 and c != "\t" else c) for c in shown)
+    rendered = f"{path}:{line}:{column}: error: {message}"
+    if shown and len(shown) < 400:
+        prefix = shown.encode("utf-8")[:max(column - 1, 0)].decode("utf-8", "replace")
+        caret = "".join("\t" if c == "\t" else " " for c in prefix)
+        rendered += f"\n{shown}\n{caret}^"
+    return ParseError(rendered, path=path, line=line, column=column, message=message)
+
+
+def _undecodable_bytes_error(data: bytes, error: UnicodeDecodeError,
+                             path: str) -> ParseError:
+    """The ParseError for StableHLO bytes that are not UTF-8 (MLIR reads UTF-8 text),
+    located at the first bad byte."""
+    at = error.start
+    line = data.count(b"\n", 0, at) + 1
+    column = at - (data.rfind(b"\n", 0, at) + 1) + 1
+    text = data.decode("utf-8", "replace")
+    message = (f"byte 0x{data[at]:02x} is not UTF-8, and StableHLO text is read as "
+               "UTF-8")
+    return _located_parse_error(text, path, line, column, message)
+
+
+def _unencodable_text_error(text: str, error: UnicodeEncodeError, path: str) -> ParseError:
+    """The ParseError for a str that has no UTF-8 form: a lone surrogate (U+D800 to
+    U+DFFF, e.g. a file decoded with errors="surrogateescape"), located at its line and
+    column."""
+    at = error.start
+    line = text.count("\n", 0, at) + 1
+    line_start = text.rfind("\n", 0, at) + 1
+    column = len(text[line_start:at].encode("utf-8")) + 1  # the text before is valid
+    code = ord(text[at])
+    message = (f"the text holds a lone surrogate, U+{code:04X}, which is not a Unicode "
+               "character and has no UTF-8 form (a str decoded with "
+               "errors='surrogateescape' or 'surrogatepass'?): pass the bytes instead, "
+               "or the text without it")
+    return _located_parse_error(text, path, line, column, message)
 
 
 class FixError(ValueError):
@@ -362,8 +413,10 @@ class FixedModule(str):
     their JAX pytree paths where known. output_memory_kinds: the memory kind of every entry
     output after the fix ("device", "pinned_host" or "unpinned_host") — for a JAX source a
     pytree with the structure of the function's outputs, ready for
-    `jax.tree.map(lambda s, k: s.with_memory_kind(k), out_shardings, kinds)`; for text a
-    list, one per leaf of the entry result. diagnostics: the fix's notes (e.g. nothing to
+    `jax.tree.map(lambda s, k: s.with_memory_kind(k), out_shardings, kinds)`; for
+    StableHLO text the tree its `jax.result_info` names describe (dicts and tuples, see
+    `hlo_offload._jax.pytree_from_result_paths`), else (HLO text, or names that describe
+    no tree) a list, one per leaf of the entry result. diagnostics: the fix's notes (e.g. nothing to
     fix) and what the re-check of the fixed module reported.
     """
 

@@ -87,6 +87,11 @@ struct Diagnostic {
   // Shown as "output_path" / "input_path" in JSON and as notes in text.
   std::string output_path;
   std::string input_path;
+  // The entry output a diagnostic without an `output_index` is about (an
+  // HO3004 on the entry root): named by its pytree path like `output_index`,
+  // and otherwise not shown, so that nothing printed without JAX names
+  // changes.
+  std::optional<ShapeIndex> about_output;
   std::vector<PathHop> path;
   std::optional<ProgramSource> source;
   std::vector<Note> notes;

@@ -56,6 +56,16 @@ class HostMemoryRequestNotHonored : public LintChecker {
     if (HasHostLeaf(layout.result) && !facts.asks_for_host_memory) {
       facts.asks_for_host_memory = true;
       facts.first_request = "the entry result (S(5) in entry_computation_layout)";
+      ShapeIndex at;
+      shape_util::ForEachSubshape(
+          layout.result,
+          [&](const Shape& shape, const ShapeIndex& index) {
+            if (!facts.first_request_output && !shape.IsTuple() &&
+                HasHostLeaf(shape)) {
+              facts.first_request_output = index;
+            }
+          },
+          at);
     }
   }
 
@@ -97,6 +107,7 @@ class HostMemoryRequestNotHonored : public LintChecker {
     d.loc = facts.first_request_loc.known() ? facts.first_request_loc
                                             : context.module().entry()->root()->loc();
     d.instruction = facts.first_request;
+    d.about_output = facts.first_request_output;
     d.message = absl::StrCat("host memory is asked for (", facts.first_request,
                              ") but no tensor ends up in host memory: the "
                              "offload has no effect");
@@ -143,14 +154,16 @@ class HostMemoryRequestNotHonored : public LintChecker {
       const Instruction* last = SkipHopsDown(instr);
       if (last != instr && last->IsRoot() && context.in_entry() &&
           instr->user_count() == 1) {
-        out.push_back(MakeDiagnostic(
+        Diagnostic d = MakeDiagnostic(
             DiagCode::kHO3004,
             absl::StrCat("\"", instr->name(),
                          "\" reaches the entry root only through bitcasts, "
                          "so XLA finds nothing to offload: the annotation "
                          "is deleted, no host copy is made and the output "
                          "layout is not checked"),
-            instr));
+            instr);
+        d.about_output = ShapeIndex{};  // the entry result, whole
+        out.push_back(std::move(d));
       }
     }
     // XLA V4 declares such a root in host memory itself unless the layout
@@ -171,6 +184,7 @@ class HostMemoryRequestNotHonored : public LintChecker {
                      "checking the layout (a declared host output is "
                      "missing from the layout)"),
         instr);
+    d.about_output = ShapeIndex{};  // the root is the entry result
     d.fixes.push_back(Fix{"host-output",
                           "restore memory_kind=\"pinned_host\" on the "
                           "output (out_shardings), so that the layout "

@@ -27,6 +27,9 @@ struct LintInputFacts {
   bool asks_for_host_memory = false;  // S(5) in the entry layout or to-host annotations
   std::string first_request;          // where, for the message
   SourceLoc first_request_loc;
+  // The first host leaf of the entry result, when the request is the entry
+  // layout's result (for the JAX name of HO3004's output).
+  std::optional<ShapeIndex> first_request_output;
   // HO3015 was reported: the input is the offloader's output already, and
   // that nothing ends in host memory is no news (no HO3004 for it).
   bool already_offloaded = false;

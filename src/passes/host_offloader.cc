@@ -516,7 +516,9 @@ void Offloader::ReportOutputError(const HostPathWalk& walk, const IAS& root,
                                         pos->line),
                            output.producer->loc()});
   }
-  d.fixes = E1200Fixes(module_, root.shape_index);
+  d.fixes = E1200Fixes(
+      module_, root.shape_index,
+      context_.output_path ? context_.output_path(root.shape_index) : "");
   absl::Status status = ToXlaStatus(d);
   if (context_.diagnostics) context_.diagnostics->Emit(std::move(d));
   output_errors_.push_back(status);

@@ -2,6 +2,7 @@
 #include "passes/offload_fixes.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "analysis/offload_utils.h"
 #include "text/printer.h"
@@ -44,7 +45,19 @@ std::string OutputName(const Module& module, const ShapeIndex& index) {
 }
 }  // namespace
 
-std::vector<Fix> E1200Fixes(const Module& module, const ShapeIndex& index) {
+std::string OutShardingsEntry(absl::string_view output_path) {
+  constexpr absl::string_view kResult = "result";
+  if (absl::StartsWith(output_path, kResult)) {
+    absl::string_view keys = output_path.substr(kResult.size());
+    if (keys.empty() || keys.front() == '[' || keys.front() == '.') {
+      return absl::StrCat("out_shardings", keys);
+    }
+  }
+  return absl::StrCat("the out_shardings entry of ", output_path);
+}
+
+std::vector<Fix> E1200Fixes(const Module& module, const ShapeIndex& index,
+                            absl::string_view output_path) {
   std::vector<Fix> fixes;
   const EntryComputationLayout& declared = module.entry_computation_layout();
   const Shape* declared_leaf =
@@ -69,7 +82,8 @@ std::vector<Fix> E1200Fixes(const Module& module, const ShapeIndex& index) {
                                 ShapeToString(leaf));
     }
     std::string jax =
-        index.size() == 1
+        !output_path.empty() ? OutShardingsEntry(output_path)
+        : index.size() == 1
             ? absl::StrCat("out_shardings[", index[0], "]")
             : index.empty() ? std::string("out_shardings")
                             : absl::StrCat("the out_shardings entry of ",

@@ -11,10 +11,12 @@
 #ifndef HLO_OFFLOAD_PASSES_OFFLOAD_FIXES_H_
 #define HLO_OFFLOAD_PASSES_OFFLOAD_FIXES_H_
 
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "diag/diagnostic.h"
 #include "ir/hlo.h"
 
@@ -38,8 +40,20 @@ struct OutputValue {
 OutputValue FindOutputValue(const Module& module, const ShapeIndex& index);
 
 // Both fixes for an E1200 at entry output `index`, in plain words with the
-// exact new entry_computation_layout and the JAX spelling.
-std::vector<Fix> E1200Fixes(const Module& module, const ShapeIndex& index);
+// exact new entry_computation_layout and the JAX spelling. `output_path` is
+// the output's JAX pytree path where a front end knows it
+// ("result['opt']['mu']"): the out_shardings entry is then named by it
+// (`out_shardings['opt']['mu']`) instead of by the flat index.
+std::vector<Fix> E1200Fixes(const Module& module, const ShapeIndex& index,
+                            absl::string_view output_path = {});
+
+// How a JAX user names the out_shardings entry of the output whose pytree
+// path is `output_path`: JAX writes result paths as "result" followed by the
+// key path (`DebugInfo.set_result_paths`, jax/_src/linear_util.py), and
+// out_shardings has the structure of the result, so "result['opt']['mu']"
+// is `out_shardings['opt']['mu']` and "result" is `out_shardings`. A path
+// not of that form gives "the out_shardings entry of PATH".
+std::string OutShardingsEntry(absl::string_view output_path);
 
 // Rewrites `module` so that the given entry outputs stop raising E1200.
 // host-output sets memory space 5 on those leaves of the entry computation

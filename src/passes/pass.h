@@ -48,6 +48,10 @@ struct PassContext {
   std::vector<ShapeIndex>* faulty_entry_outputs = nullptr;
   int trace_level = 0;
   std::ostream* trace = nullptr;
+  // The JAX pytree path of entry output `index` ("" when unknown), where a
+  // front end gave names (PipelineOptions::output_paths); null otherwise.
+  // E1200's host-output fix names the out_shardings entry by it.
+  std::function<std::string(const ShapeIndex&)> output_path;
 
   bool TraceOn(int level) const { return trace != nullptr && trace_level >= level; }
   void Trace(int level, absl::string_view line) const;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <exception>
 #include <new>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -114,7 +115,11 @@ class JaxNames {
 
   // Sets output_path and input_path on `d` where names are given.
   void Name(Diagnostic& d) const {
-    if (d.output_index.has_value()) d.output_path = OutputPath(*d.output_index);
+    if (d.output_index.has_value()) {
+      d.output_path = OutputPath(*d.output_index);
+    } else if (d.about_output.has_value()) {
+      d.output_path = OutputPath(*d.about_output);
+    }
     if (parameters_.empty()) return;
     for (absl::string_view name :
          {absl::string_view(d.start), absl::string_view(d.instruction),
@@ -176,6 +181,15 @@ ModuleResult RunOnParsedModule(std::unique_ptr<Module> module,
     PassContext context;
     context.options = offload;
     context.diagnostics = &sink;
+    // The passes keep the entry result's shape, so the names of its leaves
+    // are looked up once, before them.
+    std::optional<JaxNames> names;
+    if (HasJaxNames(options)) {
+      names.emplace(*module, options);
+      context.output_path = [&names](const ShapeIndex& index) {
+        return names->OutputPath(index);
+      };
+    }
     context.faulty_entry_outputs = faulty_outputs;
     context.trace_level = options.trace_level;
     context.trace = options.trace_level > 0 ? trace : nullptr;
@@ -192,9 +206,8 @@ ModuleResult RunOnParsedModule(std::unique_ptr<Module> module,
     if (changed.ok() && lint) LintOutput(*module, facts, lints, options.lint);
     if (lint) LintVerdict(*module, facts, result.diagnostics, lints);
     for (Diagnostic& d : lints) result.diagnostics.push_back(std::move(d));
-    if (HasJaxNames(options)) {
-      JaxNames names(*module, options);
-      for (Diagnostic& d : result.diagnostics) names.Name(d);
+    if (names.has_value()) {
+      for (Diagnostic& d : result.diagnostics) names->Name(d);
     }
     for (const Diagnostic& d : result.diagnostics) {
       if (d.severity == Severity::kError && d.code != DiagCode::kE1200 &&

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "nlohmann/json.hpp"
+#include "passes/offload_fixes.h"
 #include "tool/driver.h"
 
 namespace hloff {
@@ -204,6 +205,104 @@ TEST_F(PipelineTest, JaxNamesAppearOnlyWhenGiven) {
   std::string plain_text = RenderDiagnostics(without, DiagnosticFormat::kText);
   EXPECT_EQ(plain_text.find("note: JAX output"), std::string::npos);
   EXPECT_EQ(plain_text.find("note: JAX input"), std::string::npos);
+}
+
+// The host-output fix of an E1200 names the out_shardings entry the way a JAX
+// user writes it when the output's pytree path is given, and by the flat
+// index otherwise (HLO text, whose output must not change).
+TEST_F(PipelineTest, E1200FixNamesOutShardingsByPytreePath) {
+  auto host_output_fix = [](const PipelineResult& result) {
+    for (const Diagnostic& d : result.modules[0].diagnostics) {
+      if (d.code != DiagCode::kE1200) continue;
+      for (const Fix& fix : d.fixes) {
+        if (fix.strategy == "host-output") return fix.description;
+      }
+    }
+    return std::string();
+  };
+  PipelineResult plain = RunPipeline(Command::kCheck, kHostParameter, {});
+  EXPECT_NE(host_output_fix(plain).find("in JAX give out_shardings[1] memory_kind"),
+            std::string::npos)
+      << host_output_fix(plain);
+  PipelineOptions named;
+  named.output_paths = {"result['loss']", "result['opt']['mu']"};
+  std::string fix = host_output_fix(RunPipeline(Command::kCheck, kHostParameter, named));
+  EXPECT_NE(fix.find("in JAX give out_shardings['opt']['mu'] memory_kind=\"pinned_host\""),
+            std::string::npos)
+      << fix;
+  EXPECT_EQ(fix.find("out_shardings[1]"), std::string::npos) << fix;
+  EXPECT_EQ(OutShardingsEntry("result"), "out_shardings");
+  EXPECT_EQ(OutShardingsEntry("result[0]"), "out_shardings[0]");
+  EXPECT_EQ(OutShardingsEntry("result.params"), "out_shardings.params");
+  EXPECT_EQ(OutShardingsEntry("results[0]"), "the out_shardings entry of results[0]");
+}
+
+// HO3004 about the entry result (a root MoveToHost against a device-memory
+// layout) gets the result's pytree path where names are given, and still no
+// output_index (its JSON without names is what it was).
+TEST_F(PipelineTest, HostRootWarningNamesTheEntryOutput) {
+  constexpr absl::string_view kHostRoot = R"(HloModule m
+
+ENTRY e {
+  p = f32[4]{0} parameter(0)
+  n = f32[4]{0} negate(p)
+  ROOT h = f32[4]{0} custom-call(n), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="unpinned_host"}
+}
+)";
+  auto ho3004 = [](const PipelineResult& result) -> const Diagnostic* {
+    for (const Diagnostic& d : result.modules[0].diagnostics) {
+      if (d.code == DiagCode::kHO3004) return &d;
+    }
+    return nullptr;
+  };
+  PipelineResult plain = RunPipeline(Command::kCheck, kHostRoot, {});
+  ASSERT_NE(ho3004(plain), nullptr);
+  EXPECT_TRUE(ho3004(plain)->output_path.empty());
+  EXPECT_EQ(RenderJson(plain).find("output_"), std::string::npos);
+  PipelineOptions named;
+  named.output_paths = {"result"};
+  PipelineResult with = RunPipeline(Command::kCheck, kHostRoot, named);
+  ASSERT_NE(ho3004(with), nullptr);
+  EXPECT_EQ(ho3004(with)->output_path, "result");
+  EXPECT_FALSE(ho3004(with)->output_index.has_value());
+  nlohmann::json json = nlohmann::json::parse(RenderJson(with));
+  int named_warnings = 0;
+  for (const nlohmann::json& d : json["files"][0]["diagnostics"]) {
+    if (d["code"] != "HO3004") continue;
+    EXPECT_EQ(d["output_path"], "result");
+    EXPECT_FALSE(d.contains("output_index"));
+    ++named_warnings;
+  }
+  EXPECT_EQ(named_warnings, 1);
+
+  // The other HO3004s about an entry output: a MoveToHost that reaches the
+  // root through a bitcast, and a host output in the layout that nothing
+  // ends in (its first host leaf, {1}).
+  constexpr absl::string_view kThroughBitcast = R"(HloModule m
+ENTRY e {
+  p = f32[4]{0} parameter(0)
+  n = f32[4]{0} negate(p)
+  h = f32[4]{0} custom-call(n), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}
+  ROOT b = f32[2,2]{1,0} bitcast(h)
+}
+)";
+  constexpr absl::string_view kUnusedHostOutput = R"(HloModule m, entry_computation_layout={(f32[4]{0})->(f32[4]{0}, f32[4]{0:S(5)})}
+ENTRY e {
+  p = f32[4]{0} parameter(0)
+  n = f32[4]{0} negate(p)
+  ROOT t = (f32[4]{0}, f32[4]{0}) tuple(p, n)
+}
+)";
+  named.output_paths = {"result"};
+  PipelineResult bitcast = RunPipeline(Command::kCheck, kThroughBitcast, named);
+  ASSERT_NE(ho3004(bitcast), nullptr);
+  EXPECT_EQ(ho3004(bitcast)->output_path, "result");
+  named.output_paths = {"result[0]", "result[1]"};
+  PipelineResult unused = RunPipeline(Command::kCheck, kUnusedHostOutput, named);
+  ASSERT_NE(ho3004(unused), nullptr);
+  EXPECT_EQ(ho3004(unused)->output_path, "result[1]");
+  EXPECT_TRUE(ho3004(RunPipeline(Command::kCheck, kUnusedHostOutput, {}))
+                  ->output_path.empty());
 }
 
 TEST_F(PipelineTest, ParsedModuleRunsLikeItsText) {

@@ -125,10 +125,11 @@ def test_stablehlo_text_and_api(mlir_file):
     _, out, _ = _run([sys.executable, "-m", "hlo_offload", "check", "--format=json",
                       str(mlir_file)])
     assert hlo_offload.check(mlir_file).to_json() == json.loads(out)
-    # fix: the memory kinds that compile, one per flat output (no pytree for text).
+    # fix: the memory kinds that compile, as the pytree the jax.result_info names
+    # describe (what fix of the jitted function gives: tests/python/api/test_jax_text.py).
     fixed = hlo_offload.fix(mlir_file)
     assert fixed.fixed_output_paths == ["result['acts']['h']"]
-    assert fixed.output_memory_kinds == ["pinned_host", "device"]
+    assert fixed.output_memory_kinds == {"acts": {"h": "pinned_host"}, "loss": "device"}
     assert not hlo_offload.check(fixed).errors
 
 

@@ -1,7 +1,9 @@
 """Bad input and bad arguments: every error is an exception of a documented type with a
 message (ParseError with line and column for bad text, TypeError/ValueError for bad
 arguments, OSError for files), never a crash; the GIL is released while the core works."""
+import json
 import pathlib
+import subprocess
 import threading
 import time
 
@@ -51,9 +53,21 @@ def test_bad_source_type(source):
 
 
 def test_text_that_is_not_utf8():
-    # A str with a lone surrogate has no UTF-8 form: UnicodeEncodeError, a ValueError.
-    with pytest.raises(ValueError):
+    # A str with a lone surrogate has no UTF-8 form. It raised UnicodeEncodeError; it is a
+    # ParseError located at the surrogate, whose message can itself be printed.
+    with pytest.raises(hlo_offload.ParseError) as info:
         hlo_offload.check("HloModule m\ud800\n")
+    e = info.value
+    assert (e.path, e.line, e.column) == ("<string>", 1, 12)
+    assert "lone surrogate, U+D800" in e.message
+    assert str(e).startswith("<string>:1:12: error: the text holds a lone surrogate")
+    assert str(e).split("\n")[1:] == ["HloModule m\ufffd", " " * 11 + "^"]
+    str(e).encode("utf-8")
+    for fn in (hlo_offload.fix, hlo_offload.report):
+        with pytest.raises(hlo_offload.ParseError) as info:
+            fn("HloModule m\nENTRY e {\n  p = f32[4]{0} parameter(0) \udcff\n}\n",
+               filename="m.hlo")
+        assert (info.value.path, info.value.line, info.value.column) == ("m.hlo", 3, 30)
     # Bytes that are not UTF-8 are read as the command line reads them: a parse error
     # here, at the byte.
     with pytest.raises(hlo_offload.ParseError) as info:
@@ -89,6 +103,31 @@ def test_example_arguments_with_text(clean_text):
 def test_bad_check_arguments(clean_text, kwargs, error):
     with pytest.raises(error):
         hlo_offload.check(clean_text, **kwargs)
+
+
+@pytest.mark.parametrize("max_nodes", [0, (1 << 30) + 1])
+def test_max_nodes_the_command_line_refuses(clean_text, cli, tmp_path, max_nodes):
+    # report(max_nodes=0) was taken (and drawn as 1) where `report --max-nodes=0` exits
+    # with status 2 (the program's range, 1 to 2^30: src/tool/driver.cc).
+    hlo = tmp_path / "m.hlo"
+    hlo.write_text(clean_text)
+    proc = subprocess.run([cli, "report", f"--max-nodes={max_nodes}", str(hlo)],
+                          capture_output=True, timeout=60)
+    assert proc.returncode == 2
+    assert f"--max-nodes: Value {max_nodes} not in range 1 to 1073741824" in \
+        proc.stderr.decode()
+    with pytest.raises(ValueError, match="from 1 to 1073741824"):
+        hlo_offload.report(clean_text, max_nodes=max_nodes)
+
+
+def test_max_nodes_the_command_line_takes(clean_text, cli, tmp_path):
+    hlo = tmp_path / "m.hlo"
+    hlo.write_text(clean_text)
+    for n in (1, 1 << 30):
+        proc = subprocess.run([cli, "report", "--format=json", f"--max-nodes={n}", str(hlo)],
+                              capture_output=True, timeout=60)
+        assert proc.returncode == 0
+        assert hlo_offload.report(hlo, max_nodes=n).to_json() == json.loads(proc.stdout)
 
 
 def test_bad_fix_and_report_arguments(clean_text):
