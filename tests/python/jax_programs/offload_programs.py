@@ -149,9 +149,10 @@ _FUNC_RESULT_SHARDING_EVIDENCE = (
     "gpu_compiler.cc) removes it with ShardingRemover (xla/service/sharding_remover.cc) "
     "before ConvertMemoryPlacementToInternalAnnotations' annotations reach HostOffloader "
     "(with several partitions ShardyXLA's round-trip import does, "
-    "sdy_round_trip/import_shardy_attrs.cc handleFuncResultSharding); were it left, the walk "
-    "would go through it (kCustomCall is in IsValidDuringPureMemoryOffload, "
-    "xla/service/host_offload_utils.cc). Either way the path reaches the entry output.")
+    "sdy_round_trip/import_shardy_attrs.cc handleFuncResultSharding), so the path reaches the "
+    "entry output. Were it left, the walk would stop there: GetSuccessors "
+    "(xla/service/host_offload_utils.cc) follows a custom call only when it aliases the "
+    "operand (CustomCallReusesBuffer), though kCustomCall is in IsValidDuringPureMemoryOffload.")
 
 
 _SAME_START_AS_XLA = (
