@@ -2,13 +2,13 @@
 // parameter, breadth first over (instruction, shape index) pairs by
 // GetSuccessors, until each path is moved back to device, consumed by host
 // compute, or reaches the entry computation's root. It is the loop of
-// xla/service/host_offloader.cc HostOffloader::WalkDownHostMemoryOffloadPaths
-// (and, from a MoveToHost, of GetStartingInstructions), defined once and
-// observable: the walk finds the values, says which of XLA's cases each one
-// is (HostPathStep) and keeps the first-discovery path to it; an observer
-// (like MLIR's RewriterBase::Listener) decides what each case means. The
-// HostOffloader rewrites through it, the report and the E1200 path notes
-// record through it. The walk never mutates the module.
+// HostOffloader::WalkDownHostMemoryOffloadPaths (and, from a MoveToHost, of
+// GetStartingInstructions) in xla/hlo/transforms/host_offloader.cc, defined
+// once and observable: the walk finds the values, says which of XLA's cases
+// each one is (HostPathStep) and keeps the first-discovery path to it; an
+// observer (like MLIR's RewriterBase::Listener) decides what each case
+// means. The HostOffloader rewrites through it, the report and the E1200
+// path notes record through it. The walk never mutates the module.
 #ifndef HLO_OFFLOAD_ANALYSIS_HOST_PATH_WALK_H_
 #define HLO_OFFLOAD_ANALYSIS_HOST_PATH_WALK_H_
 
@@ -52,8 +52,10 @@ class HostPathWalk;
 struct HostPathValue {
   const InstructionAndShapeIndex& value;
   HostPathStep step;  // its case
-  int64_t index;      // in discovery order (which is visiting order); 0: the start
-  int64_t previous;   // the index of the value it was first reached from; -1: the start
+  // Its place in discovery order, which is visiting order; 0 is the start.
+  int64_t index;
+  // The index of the value it was first reached from; -1 for the start.
+  int64_t previous;
 };
 
 // Told of every value a HostPathWalk reaches and of every hop it finds. The
