@@ -39,8 +39,9 @@ struct LintInputFacts {
   // about the entry boundary.
   std::string entry_root;
   SourceLoc entry_root_loc;
-  // HO3016: no leaf of entry_computation_layout has a memory space and no
-  // instruction has metadata, as in JAX's Lowered.as_text(dialect="hlo").
+  // HO3016: the module is named as JAX names a jitted function's (`jit_f`),
+  // no leaf of entry_computation_layout has a memory space and no instruction
+  // has metadata, as in JAX's Lowered.as_text(dialect="hlo").
   bool reads_as_jax_lowered_text = false;
 };
 
