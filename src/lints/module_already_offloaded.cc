@@ -32,7 +32,7 @@ class ModuleAlreadyOffloaded : public LintChecker {
             "(and what opt prints) is a second offloading of an offloaded "
             "module, not how this module was offloaded; check the module "
             "from before optimization (the *.before_optimizations.txt "
-            "dump, or jax.jit(f).lower(...).as_text())"),
+            "dump, or the program itself: hlo_offload.check(jax.jit(f), *args))"),
         signs->first));
   }
 };
