@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "analysis/offload_utils.h"
 #include "diag/docs.h"
@@ -56,12 +57,20 @@ ParseOptions ChunkParseOptions(const std::string& path, const InputChunk& chunk,
 }
 
 // A parse error status turned into a diagnostic (the parser's message starts
-// with `path:line:col: error: `).
+// with `path:line:col: error: `). A `.mlir` file gets a note saying who reads
+// StableHLO text.
 Diagnostic ParseErrorDiagnostic(const absl::Status& status,
                                 const std::string& path) {
   Diagnostic d;
   d.code = DiagCode::kHO0001;
   d.severity = Severity::kError;
+  if (absl::EndsWith(path, ".mlir")) {
+    d.notes.push_back(Note{
+        "this program reads HLO text; StableHLO (.mlir) is read by the Python "
+        "package's command line (the hlo-offload of pip install '.[jax]', or "
+        "python -m hlo_offload), which converts it as XLA does",
+        {}});
+  }
   absl::string_view message = status.message();
   absl::string_view first_line = message.substr(0, message.find('\n'));
   std::string prefix = path + ":";

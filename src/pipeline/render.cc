@@ -25,6 +25,18 @@ bool AllSucceeded(const std::vector<const PipelineResult*>& results) {
   return true;
 }
 
+// A parse error as the parser renders it (location, message, caret), then
+// the notes of its HO0001 (a `.mlir` file's).
+void AppendParseError(const ModuleResult& module, const std::string& path,
+                      std::string& out) {
+  absl::StrAppend(&out, module.parse_error, "\n");
+  for (const Diagnostic& d : module.diagnostics) {
+    for (const Note& note : d.notes) {
+      absl::StrAppend(&out, path, ": note: ", note.message, "\n");
+    }
+  }
+}
+
 }  // namespace
 
 std::string RenderDiagnostics(const PipelineResult& result,
@@ -37,7 +49,7 @@ std::string RenderDiagnostics(const PipelineResult& result,
   if (result.command == Command::kReport) {
     for (const ModuleResult& module : result.modules) {
       if (module.parse_failed) {
-        absl::StrAppend(&out, module.parse_error, "\n");
+        AppendParseError(module, result.path, out);
       } else if (!module.report_error.empty()) {
         absl::StrAppend(&out, "hlo-offload: error: ", result.path, ": ",
                         module.report_error, "\n");
@@ -59,7 +71,7 @@ std::string RenderDiagnostics(const PipelineResult& result,
       continue;
     }
     if (module.parse_failed) {
-      absl::StrAppend(&out, module.parse_error, "\n");
+      AppendParseError(module, result.path, out);
     } else if (format == DiagnosticFormat::kXla) {
       for (const Diagnostic& d : module.diagnostics) {
         if (d.severity != Severity::kError) continue;
