@@ -182,6 +182,10 @@ class _StableHloRun:
                              "move-to-device")
         if opts["in_place"]:
             raise _Usage("--in-place would write HLO text into a StableHLO file; use -o")
+        if c in ("opt", "fix", "fmt") and (opts["output"] or "").endswith(".mlir"):
+            # A .mlir file is read back as StableHLO, by its name.
+            raise _Usage(f"-o: '{opts['output']}' would hold the HLO text {c} writes, and a "
+                         ".mlir file is read as StableHLO; name it .hlo")
         if not opts["files"]:
             raise _Usage("FILE is required")
         if c != "check" and len(opts["files"]) > 1:

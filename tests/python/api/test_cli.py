@@ -146,6 +146,11 @@ def test_stablehlo_fmt_and_usage(mlir_file, tmp_path):
     status, _, err = _run([sys.executable, "-m", "hlo_offload", "fix", "--in-place",
                            "--strategy=host-output", str(mlir_file)])
     assert status == 2 and b"--in-place" in err
+    # HLO text under a .mlir name would be read back as StableHLO and refused.
+    misnamed = tmp_path / "fixed.mlir"
+    status, _, err = _run([sys.executable, "-m", "hlo_offload", "fix", "--strategy=host-output",
+                           "-o", str(misnamed), str(mlir_file)])
+    assert status == 2 and b"name it .hlo" in err and not misnamed.exists()
     status, _, err = _run([sys.executable, "-m", "hlo_offload", "check", "--format=dot",
                            str(mlir_file)])
     assert status == 2 and err.startswith(b"hlo-offload: error: ")
