@@ -41,5 +41,12 @@ if [ ! -x .venv/bin/python3 ]; then
   "${PYTHON:-python3}" -m venv .venv
 fi
 echo "setup: installing the Python package into .venv (builds the C++ core the first time: a few minutes)"
-.venv/bin/python3 -m pip install -q --disable-pip-version-check '.[jax,test]'
+# The build backend lives in .venv and the package is built without an isolated
+# environment, so that build-py/ keeps pointing at the same nanobind and a second
+# install recompiles only what changed (an isolated build gets a new temporary
+# nanobind each time, and with it every object file is rebuilt).
+.venv/bin/python3 -m pip install -q --disable-pip-version-check \
+  'scikit-build-core>=0.10' 'nanobind>=2.0'
+.venv/bin/python3 -m pip install -q --disable-pip-version-check --no-build-isolation \
+  '.[jax,test]'
 echo "setup: $(.venv/bin/hlo-offload --version) at .venv/bin/hlo-offload"
