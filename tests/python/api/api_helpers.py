@@ -16,6 +16,18 @@ def run_cli(cli, *args, stdin=None):
             proc.stderr.decode("utf-8", "replace"))
 
 
+def device_argument(shape):
+    """(the device sharding of one device's mesh, an f32 argument of `shape` placed with
+    it): what the JAX programs of the suite are traced with. Needs jax."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+    mesh = Mesh(np.array(jax.devices()[:1]), ("x",))
+    dev = NamedSharding(mesh, PartitionSpec(), memory_kind="device")
+    return dev, jax.ShapeDtypeStruct(shape, jnp.float32, sharding=dev)
+
+
 def shared_path() -> pathlib.Path:
     return pathlib.Path(os.environ.get("HLOFF_SHARED_DIR", REPO.parent / "shared"))
 

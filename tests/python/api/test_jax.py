@@ -5,6 +5,7 @@ jax.tree.map, give a program that checks clean."""
 import pytest
 
 import hlo_offload
+from api_helpers import device_argument
 
 jax = pytest.importorskip("jax", reason="the JAX front end needs jax (pip install '.[jax]')")
 jnp = pytest.importorskip("jax.numpy")
@@ -12,12 +13,7 @@ jnp = pytest.importorskip("jax.numpy")
 
 @pytest.fixture(scope="module")
 def env():
-    import numpy as np
-    from jax.sharding import Mesh, NamedSharding, PartitionSpec
-    mesh = Mesh(np.array(jax.devices()[:1]), ("x",))
-    dev = NamedSharding(mesh, PartitionSpec(), memory_kind="device")
-    x = jax.ShapeDtypeStruct((16, 256), jnp.float32, sharding=dev)
-    return dev, x
+    return device_argument((16, 256))
 
 
 def _step(unpinned):

@@ -1,8 +1,7 @@
-"""JAX programs given as StableHLO text and as jitted functions, from a newcomer's run of
-the package: the E1200 fix names the out_shardings entry by the output's pytree path,
-HO3004 about the entry result carries `output_path`, fix(text) gives the pytree of memory
-kinds the jitted function gives, and text lowered without debug info names no bogus
-`-:LINE` source. Every program is lowered here by jax 0.10.2 for TPU (deviceless); what
+"""JAX programs given as StableHLO text and as jitted functions: the E1200 fix names the
+out_shardings entry by the output's pytree path, HO3004 about the entry result carries
+`output_path`, fix(text) gives the pytree of memory kinds the jitted function gives, and
+text lowered without debug info names no bogus `-:LINE` source. Every program is lowered here by jax 0.10.2 for TPU (deviceless); what
 it says JAX writes was seen in these runs."""
 import json
 import re
@@ -12,6 +11,7 @@ import sys
 import pytest
 
 import hlo_offload
+from api_helpers import device_argument
 
 jax = pytest.importorskip("jax", reason="the JAX front end needs jax (pip install '.[jax]')")
 jnp = pytest.importorskip("jax.numpy")
@@ -19,12 +19,7 @@ jnp = pytest.importorskip("jax.numpy")
 
 @pytest.fixture(scope="module")
 def env():
-    import numpy as np
-    from jax.sharding import Mesh, NamedSharding, PartitionSpec
-    mesh = Mesh(np.array(jax.devices()[:1]), ("x",))
-    dev = NamedSharding(mesh, PartitionSpec(), memory_kind="device")
-    x = jax.ShapeDtypeStruct((8,), jnp.float32, sharding=dev)
-    return dev, x
+    return device_argument((8,))
 
 
 def _nested(env):
