@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -568,10 +569,20 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
   } catch (const CLI::ParseError& e) {
     // Point at the help of the subcommand the mistake was made in.
     std::string help = "hlo-offload --help";
+    std::string subcommand;
     for (const CLI::App* sub : app.get_subcommands({})) {
-      if (sub->parsed()) help = "hlo-offload " + sub->get_name() + " --help";
+      if (sub->parsed()) subcommand = sub->get_name();
     }
-    err << "hlo-offload: error: " << e.what() << "\n"
+    if (!subcommand.empty()) help = "hlo-offload " + subcommand + " --help";
+    std::string message = e.what();
+    // Several files where one is taken: said in the program's words.
+    if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr &&
+        absl::StartsWith(message, "FILE:") && !subcommand.empty()) {
+      message = absl::StrCat(subcommand,
+                             " takes one FILE (a file, a directory, or -); "
+                             "check takes several");
+    }
+    err << "hlo-offload: error: " << message << "\n"
         << "Run '" << help << "' for usage.\n";
     return kExitUsage;
   }
