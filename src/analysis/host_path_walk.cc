@@ -108,7 +108,7 @@ bool IsEntryRoot(const Instruction* instr, const Module& module) {
   return instr->parent() == module.entry() && instr->IsRoot();
 }
 
-bool IsHopBeforeWalkStart(const Instruction* instr) {
+bool IsCopyOrBitcastHop(const Instruction* instr) {
   switch (instr->opcode()) {
     case HloOpcode::kBitcast:
     case HloOpcode::kCopy:

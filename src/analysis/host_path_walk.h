@@ -155,9 +155,10 @@ class HostPathWalk {
 // True for the entry computation's root.
 bool IsEntryRoot(const Instruction* instr, const Module& module);
 
-// The hops GetStartingInstructions lets a MoveToHost's value take while it
-// is still on device: bitcast, copy, and a reshape that is a bitcast.
-bool IsHopBeforeWalkStart(const Instruction* instr);
+// A hop a value passes through unchanged: bitcast, copy, and a reshape that
+// is a bitcast. They are the hops GetStartingInstructions lets a MoveToHost's
+// value take while it is still on device.
+bool IsCopyOrBitcastHop(const Instruction* instr);
 
 }  // namespace hloff
 

@@ -2,23 +2,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "analysis/host_path_walk.h"
 #include "lints/lint_util.h"
 
 namespace hloff {
 namespace {
 
 using shape_util::MemorySpaceName;
-
-// Single-operand hops a value passes through unchanged: bitcast, a bitcast
-// reshape, copy.
-bool IsCopyOrBitcastHop(const Instruction* instr) {
-  if (instr->operand_count() != 1) return false;
-  return instr->opcode() == HloOpcode::kBitcast ||
-         instr->opcode() == HloOpcode::kCopy ||
-         (instr->opcode() == HloOpcode::kReshape &&
-          shape_util::ReshapeIsBitcast(instr->operand(0)->shape(),
-                                       instr->shape()));
-}
 
 // Reports the dynamic-update-slice `outer` of a loop body when its update is
 // the host stack an inner loop built, with the memory spaces that disagree

@@ -696,18 +696,11 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
   DownWalk found(*this, origin);
   HostPathWalk walk(call_graph_);
   RETURN_IF_ERROR(walk.Run(start, found));
-  std::vector<Instruction*>& mth_to_remove = found.mth_to_remove;
-  std::vector<Instruction*>& slices_to_dynamify = found.slices_to_dynamify;
-  std::vector<Instruction*>& mtd_to_copy_before = found.mtd_to_copy_before;
-  std::vector<Instruction*>& x64_split_users = found.x64_split_users;
-  std::vector<IAS>& buffers_to_set_to_host = found.buffers_to_set_to_host;
-  const bool walk_failed = found.failed;
-
   // A walk that reached a device output is not applied (XLA stops the pass
   // there); with report_all_output_errors the other walks still run.
-  if (walk_failed && !context_.options.apply_failing_walks) return absl::OkStatus();
+  if (found.failed && !context_.options.apply_failing_walks) return absl::OkStatus();
   // Mutations happen only after the walk.
-  for (const IAS& buffer : buffers_to_set_to_host) {
+  for (const IAS& buffer : found.buffers_to_set_to_host) {
     if (context_.TraceOn(2)) {
       Trace(2, absl::StrCat("Setting ", buffer.ToString(),
                             " to memory space 5"));
@@ -730,24 +723,24 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
   }
   // Every walk that reaches a MoveToDevice gives it a fresh device copy of its
   // current operand (the MoveToDevice stays as a barrier until the end).
-  for (Instruction* mtd : mtd_to_copy_before) {
+  for (Instruction* mtd : found.mtd_to_copy_before) {
     Instruction* copy = NewCopy(mtd->operand(0), kDefaultMemorySpace);
     mtd->ReplaceOperandWith(0, copy);
     Trace(1, absl::StrCat("Inserted copy ", Quoted(copy),
                           " before custom call ", Quoted(mtd)));
   }
-  if (!x64_split_users.empty()) {
+  if (!found.x64_split_users.empty()) {
     Warn(DiagCode::kHO2003,
          "64-bit type on device is decomposed into 32-bit types very early "
          "on so host offloader only sees 32-bit types. Thus the current "
          "handling of 64-bit type host offloading might be sub-optimal",
-         x64_split_users.front());
-    for (Instruction* user : x64_split_users) {
+         found.x64_split_users.front());
+    for (Instruction* user : found.x64_split_users) {
       Instruction* copy = NewCopy(user->operand(0), kDefaultMemorySpace);
       user->ReplaceOperandWith(0, copy);
     }
   }
-  for (Instruction* mth : mth_to_remove) {
+  for (Instruction* mth : found.mth_to_remove) {
     if (mth->IsDead()) continue;
     Trace(1, absl::StrCat("Removing MoveToHost custom call ", Quoted(mth)));
     if (!shape_util::Compatible(mth->shape(), mth->operand(0)->shape())) {
@@ -762,7 +755,7 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
     mth->parent()->RemoveInstruction(mth);
     changed_ = true;
   }
-  for (Instruction* slice : slices_to_dynamify) {
+  for (Instruction* slice : found.slices_to_dynamify) {
     if (!slice->IsDead()) DynamifySlice(slice);
   }
   return absl::OkStatus();
@@ -865,7 +858,7 @@ absl::StatusOr<std::vector<IAS>> Offloader::GetStartingInstructions(
     absl::StatusOr<HostPathNext> Visit(const HostPathWalk& walk,
                                        const HostPathValue& at) override {
       if (at.index == 0 || (at.step != HostPathStep::kDynamicUpdateSlice &&
-                            IsHopBeforeWalkStart(at.value.instruction))) {
+                            IsCopyOrBitcastHop(at.value.instruction))) {
         return HostPathNext::kSuccessors;
       }
       const IAS& current = at.value;

@@ -340,7 +340,7 @@ absl::StatusOr<HostPathNext> OffloadRecorder::Visit(const HostPathWalk& path,
   // GetStartingInstructions: bitcasts, copies and bitcast reshapes right
   // after a MoveToHost still run on device; anything else (or a
   // dynamic-update-slice) starts the walk in host memory.
-  if (item.phase == Phase::kToHost && !is_start && !IsHopBeforeWalkStart(instr)) {
+  if (item.phase == Phase::kToHost && !is_start && !IsCopyOrBitcastHop(instr)) {
     item.phase = Phase::kHost;
     item.walk_start = instr;
   }

@@ -52,7 +52,7 @@ absl::string_view StepName(HostPathStep step) {
   return "";
 }
 
-// Writes down everything it is told; stops where `stop_at` says.
+// Writes down everything it is told; skips `skip`, fails at `fail_at`.
 class Log : public HostPathObserver {
  public:
   absl::StatusOr<HostPathNext> Visit(const HostPathWalk& walk,
@@ -231,7 +231,7 @@ ENTRY main {
   EXPECT_EQ(step("to_host", true), HostPathStep::kLayoutCopy);
   EXPECT_EQ(step("to_host", false), HostPathStep::kHostCompute);
   EXPECT_EQ(step("relayout", false), HostPathStep::kLayoutCopy);
-  EXPECT_TRUE(IsHopBeforeWalkStart(Find(*module, "relayout")));
+  EXPECT_TRUE(IsCopyOrBitcastHop(Find(*module, "relayout")));
   EXPECT_TRUE(IsEntryRoot(Find(*module, "t"), *module));
   EXPECT_FALSE(IsEntryRoot(Find(*module, "same"), *module));
 }
