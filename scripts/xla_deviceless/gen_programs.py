@@ -9,18 +9,26 @@ suite does (the same `lowering_platforms=(platform,)` lowering, the same StableH
 but hands the StableHLO to the backend's compile-only client (xladl.Target) instead of the
 tool, and writes `<out>/jax_programs/<name>/result.json`: ok, XLA's error text and code
 (E1200 ...), XLA's host-compute warnings from the log and the instructions they convert into
-host compute, and `stderr.log` (XLA's warning and error lines). The default --out is the backend's folder under tests/xla-ref/ (the one
-gen_ref.py writes; its `programs/` folder is gen_ref.py's and is left alone).
-The platform each program is lowered for is the backend's ("tpu" or "cuda"). Nothing is
-executed. All programs of one backend compile in one child process.
+host compute, and `stderr.log` (XLA's warning and error lines). For each instruction a
+host-compute warning names, `host_compute_ops` gives its opcode and metadata (`op_name`,
+`source_line`) as XLA's own dump before the HostOffloader shows them (XLA dumps into a
+temporary folder unless --dump names one). The default --out is the backend's folder under
+tests/xla-ref/ (the one gen_ref.py writes; its `programs/` folder is gen_ref.py's and is left
+alone).
+The platform each program is lowered for is the backend's ("tpu" or "cuda"). The StableHLO
+keeps its Python locations (`as_text(debug_info=True)`), as the module JAX hands to PJRT does,
+so XLA's metadata carries JAX's op_name and source line. Nothing is executed. All programs of one backend compile in one child process.
 """
 
 import argparse
 import json
+import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -55,13 +63,69 @@ class CaptureFrontEnd(object):
             self.platform = platform or "tpu"
             lowered = source.trace(*args, **kwargs).lower(
                 lowering_platforms=(self.platform,))
-        self.text = lowered.as_text()
+        self.text = lowered.as_text(debug_info=True)
         return self
 
     def from_stablehlo_text(self, text, platform=None, **kwargs):
         """As hlo_offload._jax.from_stablehlo_text: keeps the text."""
         self.text, self.platform = text, platform or "tpu"
         return self
+
+
+def _skip_shape(text, i):
+    """Index after the shape that starts at text[i] (a tuple shape is parenthesised)."""
+    if text[i] != "(":
+        return text.index(" ", i)
+    depth = 0
+    for j in range(i, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[j], 0)
+        if depth == 0:
+            return j + 1
+    raise ValueError("unbalanced shape: %r" % text[i:i + 80])
+
+
+def instruction_metadata(hlo_text, name):
+    """{name, opcode, op_name, source_line} of instruction `name` in an HLO dump, or None."""
+    m = re.search(r"^\s*(?:ROOT\s+)?%?" + re.escape(name) + r" = ", hlo_text, re.M)
+    if not m:
+        return None
+    end = hlo_text.find("\n", m.end())
+    line = hlo_text[m.end():end if end >= 0 else len(hlo_text)]
+    op = re.match(r"\s*([\w-]+)\(", line[_skip_shape(line, 0):])
+    meta = re.search(r"metadata=\{([^}]*)\}", line)
+    fields = dict(re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)', meta.group(1))) if meta else {}
+    row = {"name": name, "opcode": op.group(1) if op else None,
+           "op_name": fields.get("op_name", '""')[1:-1].replace('\\"', '"') or None}
+    if "source_line" in fields:
+        row["source_file"] = os.path.basename(fields.get("source_file", '""')[1:-1])
+        row["source_line"] = int(fields["source_line"])
+    elif "stack_frame_id" in fields:
+        # A printer with stack-frame tables: the frame's file location has the line.
+        frame = _table(hlo_text, "StackFrames").get(fields["stack_frame_id"], "")
+        loc = _table(hlo_text, "FileLocations").get(
+            re.search(r"file_location_id=(\d+)", frame).group(1) if frame else "", "")
+        if loc:
+            names = _table(hlo_text, "FileNames")
+            file_id = re.search(r"file_name_id=(\d+)", loc).group(1)
+            row["source_file"] = os.path.basename(names.get(file_id, '""')[1:-1])
+            row["source_line"] = int(re.search(r"\bline=(\d+)", loc).group(1))
+    return row
+
+
+def _table(hlo_text, title):
+    """{id: rest of line} of one of the printer's tables (FileNames, StackFrames, ...)."""
+    m = re.search(r"^%s\n((?:\d+ .*\n)*)" % title, hlo_text, re.M)
+    return dict(l.split(" ", 1) for l in m.group(1).splitlines()) if m else {}
+
+
+def before_host_offloader_dump(dump_dir, module_name):
+    """Text of XLA's dump of module `module_name` right before the HostOffloader, or None."""
+    found = sorted(glob.glob(os.path.join(
+        dump_dir, "module_*.%s.*before_host-offloader.txt" % module_name)))
+    if not found:
+        return None
+    with open(found[-1], errors="replace") as fh:
+        return fh.read()
 
 
 def child(args, out_root):
@@ -94,7 +158,8 @@ def child(args, out_root):
                     target.compile_mlir(module)
                 row["ok"] = True
             except Exception as e:  # XLA's verdict or a fault; the stage tells which
-                row["error"] = str(e)
+                # JAX's "Suspected Python Code Location" names files of this checkout.
+                row["error"] = str(e).replace(REPO + os.sep, "")
                 row["error_type"] = type(e).__name__
                 m = ERROR_CODE_RE.search(row["error"])
                 if m:
@@ -110,6 +175,11 @@ def child(args, out_root):
         # The instructions XLA converts into host compute, each named once, in log order.
         names = [m.group(1) for m in map(HOST_COMPUTE_NAME_RE.search, warnings) if m]
         row["host_compute_instructions"] = sorted(set(names), key=names.index)
+        if args.dump and row["host_compute_instructions"]:
+            dump = before_host_offloader_dump(args.dump, "jp_" + prog.name)
+            row["host_compute_ops"] = [
+                (instruction_metadata(dump, n) if dump else None) or {"name": n}
+                for n in row["host_compute_instructions"]]
         keep = [LOG_PREFIX_RE.sub("", l)[:600] for l in log.splitlines()
                 if xladl.HOST_COMPUTE_RE.search(l) or re.search(
                     r"\bE1\d{3}\b|Check failed|INVALID_ARGUMENT|UNIMPLEMENTED", l)]
@@ -146,12 +216,18 @@ def main():
         raise SystemExit("%s is not installed in %s: %s" % (
             args.backend, xladl.pkg_dir(args.backend),
             " ".join(xladl.install_command(args.backend))))
+    dump = os.path.abspath(args.dump) if args.dump else tempfile.mkdtemp(
+        prefix="xla-programs-dump-")
     cmd = [sys.executable, os.path.abspath(__file__), "--child", "--backend", args.backend,
-           "--topology", args.topology, "--out", out_root]
+           "--topology", args.topology, "--out", out_root, "--dump", dump]
     for flag, value in (("--target-config", args.target_config), ("--only", args.only)):
         if value:
             cmd += [flag, value]
-    return subprocess.run(cmd, env=xladl.child_env(args.backend, args.dump)).returncode
+    try:
+        return subprocess.run(cmd, env=xladl.child_env(args.backend, dump)).returncode
+    finally:
+        if not args.dump:
+            shutil.rmtree(dump, ignore_errors=True)
 
 
 if __name__ == "__main__":
