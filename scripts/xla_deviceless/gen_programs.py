@@ -158,8 +158,10 @@ def child(args, out_root):
                     target.compile_mlir(module)
                 row["ok"] = True
             except Exception as e:  # XLA's verdict or a fault; the stage tells which
-                # JAX's "Suspected Python Code Location" names files of this checkout.
-                row["error"] = str(e).replace(REPO + os.sep, "")
+                # XLA's status without the "Suspected Python Code Location" JAX appends
+                # (lines of this checkout's files, which move with every edit).
+                row["error"] = re.sub(r"\s*Suspected Python Code Location:.*", "", str(e),
+                                      flags=re.S)
                 row["error_type"] = type(e).__name__
                 m = ERROR_CODE_RE.search(row["error"])
                 if m:

@@ -26,6 +26,7 @@ with the source reading. Nothing was run on a device.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Callable
 
@@ -34,6 +35,8 @@ E1200 = "E1200"
 # XLA's offloading passes accept the program (no E1200) but a check later in XLA's compile
 # refuses the module they leave, with an INTERNAL error.
 INTERNAL = "INTERNAL"
+# XLA's compile refuses the program with another status (FAILED_PRECONDITION, ...), not E1200.
+REFUSED = "REFUSED"
 
 
 @dataclasses.dataclass
@@ -42,7 +45,9 @@ class Program:
 
     name: str
     build: Callable  # build(hjax, platform) -> XlaInput
-    verdict: str  # CLEAN, E1200 or INTERNAL
+    # CLEAN, E1200, INTERNAL or REFUSED; a dict {"tpu": ..., "cuda": ...} where the backends
+    # differ (so may host_compute_warning, xfail and xfail_warning be)
+    verdict: str | dict
     evidence: str  # "Deviceless compile: ..." then the source reading
     e1200_paths: frozenset = frozenset()  # JAX output paths XLA's E1200 is about
     # XLA logs "... does device compute in host memory" (True), does not (False), or it is
@@ -55,6 +60,11 @@ class Program:
     # Why the tool's E1200 names the instruction XLA's does ("starting from ..."); when set,
     # test_program requires the same name, otherwise only XLA's wording.
     same_e1200_start: str | None = None
+
+    def on(self, field, platform):
+        """The value of `field` for `platform` (a field may be a dict by platform)."""
+        value = getattr(self, field)
+        return value.get(platform) if isinstance(value, dict) else value
 
 
 def _env():
@@ -596,3 +606,1012 @@ def train_step_out_shardings_wrong_kind(hjax, platform):
     text = _flip_result_kinds(lowered.as_text(debug_info=True),
                               ["result['opt_state']['mu']['w']"])
     return hjax.from_stablehlo_text(text, platform=platform)
+
+
+# --- programs as JAX users write them ------------------------------------------------------
+# Decoder-style train steps, remat offload policies, AdamW with host optimizer state,
+# compute_on("device_host"), weights streamed per layer, indexing of host arrays, unpinned_host
+# outputs and donation. Sizes, dtypes and pytrees vary on purpose.
+
+
+def _decoder_params(jax, jnp, sharding, layers, d, f, dtype):
+    return {"attn": {"wq": _sds(jax, jnp, (layers, d, d), sharding, dtype),
+                     "wo": _sds(jax, jnp, (layers, d, d), sharding, dtype)},
+            "mlp": {"w1": _sds(jax, jnp, (layers, d, f), sharding, dtype),
+                    "w2": _sds(jax, jnp, (layers, f, d), sharding, dtype)}}
+
+
+def _decoder_layer(jax, jnp, name=None):
+    """One pre-norm decoder block (causal self-attention with one head, then an MLP); when
+    `name` is given the attention output and the MLP hidden are checkpoint_name'd."""
+    def tag(v, n):
+        return checkpoint_name(v, n) if name else v
+
+    def layer(x, p):
+        h = x / jnp.sqrt(jnp.mean(x * x, axis=-1, keepdims=True) + 1e-6)
+        q = h @ p["attn"]["wq"]
+        s = jnp.einsum("bqd,bkd->bqk", q, h) / jnp.sqrt(jnp.float32(x.shape[-1])).astype(x.dtype)
+        mask = jnp.tril(jnp.ones((x.shape[1], x.shape[1]), bool))
+        a = jax.nn.softmax(jnp.where(mask, s, -1e9).astype(jnp.float32), axis=-1).astype(x.dtype)
+        x = x + tag(jnp.einsum("bqk,bkd->bqd", a, h) @ p["attn"]["wo"], "attn_out")
+        hidden = tag(jax.nn.gelu(x @ p["mlp"]["w1"]), "mlp_hidden")
+        return x + hidden @ p["mlp"]["w2"], None
+    return layer
+
+
+def _decoder_train_step(jax, jnp, policy=None, lr=1e-3, layer_fn=None):
+    layer = layer_fn or _decoder_layer(jax, jnp, name=policy is not None)
+    if policy is not None:
+        layer = jax.checkpoint(layer, policy=policy, prevent_cse=False)
+
+    def loss_fn(params, x, y):
+        out, _ = jax.lax.scan(layer, x, params)
+        return jnp.mean(jnp.square(out.astype(jnp.float32) - y.astype(jnp.float32)))
+
+    def step(params, batch):
+        loss, grads = jax.value_and_grad(loss_fn)(params, batch["x"], batch["y"])
+        params = jax.tree.map(lambda p, g: p - jnp.asarray(lr, p.dtype) * g, params, grads)
+        return params, loss
+    return step
+
+
+def _batch(jax, jnp, dev, b, t, d, dtype):
+    return {"x": _sds(jax, jnp, (b, t, d), dev, dtype), "y": _sds(jax, jnp, (b, t, d), dev, dtype)}
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('Nothing is offloaded: no annotation, no host memory space; the control for the '
+             'decoder programs below.'))
+def decoder_scan_train_step(hjax, platform):
+    """A decoder train step, scan over 4 layers, nothing offloaded (the control)."""
+    jax, jnp, dev = _env()
+    step = _decoder_train_step(jax, jnp)
+    return _lower(hjax, platform, jax.jit(step),
+                  _decoder_params(jax, jnp, dev, 4, 128, 256, jnp.float32),
+                  _batch(jax, jnp, dev, 2, 16, 128, jnp.float32))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('The attention output and MLP hidden of each of the 4 scanned layers are '
+             "offloaded by name: the policy's offloaded residuals are written by MoveToHost "
+             "into the scan's dynamic-update-slice stack and read back by dynamic-slice then "
+             'MoveToDevice in the backward scan: HostOffloader::HandleDynamicUpdateSlices '
+             'and SliceLeadsToMoveToDeviceCustomCall (host_offloader.cc) accept both.'))
+def decoder_remat_offload_names_f32(hjax, platform):
+    """The decoder step with the attention output and MLP hidden offloaded by name."""
+    jax, jnp, dev = _env()
+    step = _decoder_train_step(jax, jnp, _offload_policy(jax, ["attn_out", "mlp_hidden"]))
+    return _lower(hjax, platform, jax.jit(step),
+                  _decoder_params(jax, jnp, dev, 4, 128, 256, jnp.float32),
+                  _batch(jax, jnp, dev, 2, 16, 128, jnp.float32))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('As decoder_remat_offload_names_f32 in bf16 with donated parameters '
+             "(input_output_alias only on device buffers): the policy's offloaded residuals "
+             "are written by MoveToHost into the scan's dynamic-update-slice stack and read "
+             'back by dynamic-slice then MoveToDevice in the backward scan: '
+             'HostOffloader::HandleDynamicUpdateSlices and '
+             'SliceLeadsToMoveToDeviceCustomCall (host_offloader.cc) accept both.'))
+def decoder_remat_offload_names_bf16(hjax, platform):
+    """As above in bf16, 3 layers, only the MLP hidden offloaded, donated params."""
+    jax, jnp, dev = _env()
+    step = _decoder_train_step(jax, jnp, _offload_policy(jax, ["mlp_hidden"]))
+    return _lower(hjax, platform, jax.jit(step, donate_argnums=(0,)),
+                  _decoder_params(jax, jnp, dev, 3, 256, 512, jnp.bfloat16),
+                  _batch(jax, jnp, dev, 4, 8, 256, jnp.bfloat16))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('offload_dot_with_no_batch_dims offloads the result of every dot without batch '
+             "dimensions (the projections, not the batched attention einsums): the policy's "
+             "offloaded residuals are written by MoveToHost into the scan's "
+             'dynamic-update-slice stack and read back by dynamic-slice then MoveToDevice in '
+             'the backward scan: HostOffloader::HandleDynamicUpdateSlices and '
+             'SliceLeadsToMoveToDeviceCustomCall (host_offloader.cc) accept both.'))
+def decoder_remat_offload_dot_policy(hjax, platform):
+    """The decoder step under checkpoint_policies.offload_dot_with_no_batch_dims."""
+    jax, jnp, dev = _env()
+    policy = jax.checkpoint_policies.offload_dot_with_no_batch_dims("device", "pinned_host")
+    step = _decoder_train_step(jax, jnp, policy)
+    return _lower(hjax, platform, jax.jit(step),
+                  _decoder_params(jax, jnp, dev, 2, 128, 256, jnp.float32),
+                  _batch(jax, jnp, dev, 2, 16, 128, jnp.float32))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=("Every layer's dot is offloaded by offload_dot_with_no_batch_dims: the policy's "
+             "offloaded residuals are written by MoveToHost into the scan's "
+             'dynamic-update-slice stack and read back by dynamic-slice then MoveToDevice in '
+             'the backward scan: HostOffloader::HandleDynamicUpdateSlices and '
+             'SliceLeadsToMoveToDeviceCustomCall (host_offloader.cc) accept both.'))
+def remat_offload_dot_policy_mlp_bf16(hjax, platform):
+    """A bf16 MLP stack (no batch dims in its dots) under offload_dot_with_no_batch_dims."""
+    jax, jnp, dev = _env()
+    policy = jax.checkpoint_policies.offload_dot_with_no_batch_dims("device", "pinned_host")
+
+    def layer(x, w):
+        return jax.nn.relu(x @ w), None
+
+    def loss(ws, x):
+        y, _ = jax.lax.scan(jax.checkpoint(layer, policy=policy), x, ws)
+        return jnp.sum(y.astype(jnp.float32))
+    return _lower(hjax, platform, jax.jit(jax.grad(loss)),
+                  _sds(jax, jnp, (6, 256, 256), dev, jnp.bfloat16),
+                  _sds(jax, jnp, (32, 256), dev, jnp.bfloat16))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=("The residual is offloaded after a transpose; the policy's offloaded residuals "
+             "are written by MoveToHost into the scan's dynamic-update-slice stack and read "
+             'back by dynamic-slice then MoveToDevice in the backward scan: '
+             'HostOffloader::HandleDynamicUpdateSlices and '
+             'SliceLeadsToMoveToDeviceCustomCall (host_offloader.cc) accept both: in both '
+             "backends' before_host-offloader dumps the MoveToHost is followed by a bitcast "
+             '(layout assignment made the reshape into the stack one).'),
+         xfail_warning=("XLA's layout assignment and GEMM fusion give the value moved to host the {1,0} "
+             "layout its reshape into the scan's stack needs: in XLA's before_host-offloader "
+             'dump the MoveToHost is followed by a bitcast into the dynamic-update-slice '
+             '(GPU `%custom-call.2 = f32[128,32]{1,0} custom-call(%bitcast.9), '
+             'custom_call_target="MoveToHost"` then `%bitcast.1 = f32[1,128,32]{2,1,0} '
+             "bitcast(%custom-call.2)`, the dot's reduce laid out {0,1} so that the "
+             "transpose is a bitcast on device); the tool's algsimp makes the transpose a "
+             'bitcast to a {0,1} layout before the MoveToHost, so the reshape after it is no '
+             'bitcast and the tool warns HO2001 on the reshape (broadcast_in_dim) and on the '
+             'dynamic-update-slice that writes it'))
+def remat_offload_transposed_residual(hjax, platform):
+    """The offloaded residual is `z.T`: it changes layout before it is offloaded."""
+    jax, jnp, dev = _env()
+    policy = _offload_policy(jax, ["zt"])
+
+    def layer(x, w):
+        z = x @ w
+        zt = checkpoint_name(z.T, "zt")
+        return jnp.tanh(zt.T) * jnp.sum(zt, axis=1), None
+
+    def loss(ws, x):
+        y, _ = jax.lax.scan(jax.checkpoint(layer, policy=policy, prevent_cse=False), x, ws)
+        return jnp.sum(y * y)
+    return _lower(hjax, platform, jax.jit(jax.grad(loss)),
+                  _sds(jax, jnp, (4, 128, 128), dev), _sds(jax, jnp, (32, 128), dev))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=("No loop: the policy's MoveToHost of h1/h2 is followed directly by the "
+             'MoveToDevice of the backward pass, a path WalkDownHostMemoryOffloadPaths ends '
+             'at the MoveToDevice.'))
+def remat_offload_no_scan(hjax, platform):
+    """An offload policy on a checkpointed function outside any loop (grad of a 2-layer MLP)."""
+    jax, jnp, dev = _env()
+    policy = _offload_policy(jax, ["h1", "h2"])
+
+    @functools.partial(jax.checkpoint, policy=policy)
+    def mlp(params, x):
+        h1 = checkpoint_name(jnp.tanh(x @ params["w1"]), "h1")
+        h2 = checkpoint_name(jnp.tanh(h1 @ params["w2"]), "h2")
+        return h2 @ params["w3"]
+
+    def loss(params, x):
+        return jnp.mean(mlp(params, x) ** 2)
+    params = {"w1": _sds(jax, jnp, (64, 256), dev), "w2": _sds(jax, jnp, (256, 256), dev),
+              "w3": _sds(jax, jnp, (256, 8), dev)}
+    return _lower(hjax, platform, jax.jit(jax.grad(loss)), params,
+                  _sds(jax, jnp, (16, 64), dev))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=("Both halves of a bf16 pytree carry offloaded: the policy's offloaded residuals "
+             "are written by MoveToHost into the scan's dynamic-update-slice stack and read "
+             'back by dynamic-slice then MoveToDevice in the backward scan: '
+             'HostOffloader::HandleDynamicUpdateSlices and '
+             'SliceLeadsToMoveToDeviceCustomCall (host_offloader.cc) accept both.'))
+def remat_offload_scan_carry_pytree_bf16(hjax, platform):
+    """A scan whose carry is a pytree (h, c) in bf16; both are offloaded by name."""
+    jax, jnp, dev = _env()
+    policy = _offload_policy(jax, ["h", "c"])
+
+    def cell(carry, w):
+        h, c = carry
+        h = checkpoint_name(h, "h")
+        c = checkpoint_name(c, "c")
+        g = h @ w
+        c = jax.nn.sigmoid(g) * c + jnp.tanh(g)
+        return (jnp.tanh(c) * h, c), None
+
+    def loss(ws, h0, c0):
+        (h, c), _ = jax.lax.scan(jax.checkpoint(cell, policy=policy, prevent_cse=False),
+                                 (h0, c0), ws)
+        return jnp.sum((h + c).astype(jnp.float32))
+    return _lower(hjax, platform, jax.jit(jax.grad(loss)),
+                  _sds(jax, jnp, (5, 128, 128), dev, jnp.bfloat16),
+                  _sds(jax, jnp, (8, 128), dev, jnp.bfloat16),
+                  _sds(jax, jnp, (8, 128), dev, jnp.bfloat16))
+
+
+# --- AdamW with the optimizer state in pinned_host -------------------------------------------
+
+def _adamw_step(jax, jnp, dev, host, move=True):
+    def step(params, opt, grads):
+        b1, b2, lr, wd = 0.9, 0.999, 1e-3, 0.01
+        count = opt["count"] + 1
+
+        def on_dev(v):
+            return jax.device_put(v, dev) if move else v
+
+        def to_host(v):
+            return jax.device_put(v, host) if move else v
+        mu = jax.tree.map(lambda m, g: b1 * on_dev(m) + (1 - b1) * g, opt["mu"], grads)
+        nu = jax.tree.map(lambda v, g: b2 * on_dev(v) + (1 - b2) * g * g, opt["nu"], grads)
+        c1 = 1 - b1 ** count.astype(jnp.float32)
+        c2 = 1 - b2 ** count.astype(jnp.float32)
+        params = jax.tree.map(
+            lambda p, m, v: p - lr * ((m / c1) / (jnp.sqrt(v / c2) + 1e-8) + wd * p),
+            params, mu, nu)
+        return params, {"mu": jax.tree.map(to_host, mu), "nu": jax.tree.map(to_host, nu),
+                        "count": count}
+    return step
+
+
+def _adamw_args(jax, jnp, dev, host, shapes):
+    def tree(sharding):
+        return jax.tree.map(lambda s: _sds(jax, jnp, s, sharding), shapes,
+                            is_leaf=lambda s: isinstance(s, tuple))
+    opt = {"mu": tree(host), "nu": tree(host), "count": _sds(jax, jnp, (), dev, jnp.int32)}
+    return tree(dev), opt, tree(dev)
+
+
+_ADAMW_SHAPES = {"embed": (512, 64), "dense": {"kernel": (64, 64), "bias": (64,)}}
+
+
+def _adamw_shardings(jax, dev, kinds):
+    """out_shardings for (params, opt) with mu/nu in memory kind kinds[0]/kinds[1]."""
+    tree = {"embed": 0, "dense": {"kernel": 0, "bias": 0}}
+    return (jax.tree.map(lambda _: dev, tree),
+            {"mu": jax.tree.map(lambda _: dev.with_memory_kind(kinds[0]), tree),
+             "nu": jax.tree.map(lambda _: dev.with_memory_kind(kinds[1]), tree),
+             "count": dev})
+
+
+def _flat_adamw_args(jax, jnp, dev, host):
+    return _adamw_args(jax, jnp, dev, host, {"embed": (512, 64), "kernel": (64, 64),
+                                             "bias": (64,)})
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('mu/nu come in pinned_host, are device_put to device (MoveToDevice ends the '
+             "host parameters' paths, HandleInputStreaming) and put back to pinned_host with "
+             'out_shardings pinned_host: the MoveToHost paths end at S(5) entry outputs or '
+             'at a MoveToDevice (HostOffloader::WalkDownHostMemoryOffloadPaths, '
+             'host_offloader.cc).'))
+def adamw_opt_state_pinned_host(hjax, platform):
+    """Hand-written AdamW: mu/nu live in pinned_host, are moved to device, updated, put back,
+    and out_shardings says pinned_host for them."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+    args = _flat_adamw_args(jax, jnp, dev, host)
+    out = (jax.tree.map(lambda _: dev, args[0]),
+           {"mu": jax.tree.map(lambda _: host, args[1]["mu"]),
+            "nu": jax.tree.map(lambda _: host, args[1]["nu"]), "count": dev})
+    return _lower(hjax, platform, jax.jit(_adamw_step(jax, jnp, dev, host), out_shardings=out),
+                  *args)
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('out_shardings "device" on the state put to pinned_host: JAX wraps each such '
+             'output in annotate_device_placement("device"), a MoveToDevice that ends the '
+             'path (WalkDownHostMemoryOffloadPaths `continue`s), so XLA compiles a round '
+             'trip to host and back (the tool adds HO3014).'))
+def adamw_opt_state_out_device(hjax, platform):
+    """AdamW as above but out_shardings says "device" for mu and nu (a wrong memory kind:
+    the state is put to host and declared on device)."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+    args = _flat_adamw_args(jax, jnp, dev, host)
+    out = (jax.tree.map(lambda _: dev, args[0]),
+           {"mu": jax.tree.map(lambda _: dev, args[1]["mu"]),
+            "nu": jax.tree.map(lambda _: dev, args[1]["nu"]), "count": dev})
+    return _lower(hjax, platform, jax.jit(_adamw_step(jax, jnp, dev, host), out_shardings=out),
+                  *args)
+
+
+@program(deviceless='E1200 (starting from custom-call.11).',
+         verdict=E1200,
+         e1200_paths=frozenset({"result[1]['mu']['bias']", "result[1]['mu']['embed']", "result[1]['mu']['kernel']"}),
+         evidence=('mu is put to pinned_host but out_shardings says unpinned_host: PJRT gives '
+             'those outputs memory space 6 and JAX adds '
+             'annotate_device_placement("unpinned_host"), another MoveToHost; '
+             'WalkDownHostMemoryOffloadPaths accepts only Layout::kHostMemorySpace (5) at an '
+             'entry output and returns CompileTimeHostOffloadOutputLocationMismatch (XLA '
+             'stops at the first of the three mu outputs; the tool reports each).'))
+def adamw_opt_state_out_unpinned_host(hjax, platform):
+    """AdamW with mu put to pinned_host but out_shardings unpinned_host for mu (wrong kind)."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+    unpinned = dev.with_memory_kind("unpinned_host")
+    args = _flat_adamw_args(jax, jnp, dev, host)
+    out = (jax.tree.map(lambda _: dev, args[0]),
+           {"mu": jax.tree.map(lambda _: unpinned, args[1]["mu"]),
+            "nu": jax.tree.map(lambda _: host, args[1]["nu"]), "count": dev})
+    return _lower(hjax, platform, jax.jit(_adamw_step(jax, jnp, dev, host), out_shardings=out),
+                  *args)
+
+
+@program(deviceless=('compiled, with the host-compute warning for mul.12 (multiply, op_name '
+             '"jit(step)/mul"), add.5 (add, op_name "jit(step)/add"), mul.14 (multiply, '
+             'op_name "jit(step)/mul"), add.6 (add, op_name "jit(step)/add"), mul.13 '
+             '(multiply, op_name "jit(step)/mul"), mul.15 (multiply, op_name '
+             '"jit(step)/mul"), mul.16 (multiply, op_name "jit(step)/mul").'),
+         verdict=CLEAN,
+         host_compute_warning=True,
+         evidence=('The moments are updated where they live: HandleInputStreaming walks from the '
+             "pinned_host parameters and from the gradient's MoveToHost into the multiplies "
+             'and adds, which are not allowed on a host path, so '
+             'WalkDownHostMemoryOffloadPaths logs the host-compute warning for each and '
+             'converts it; the MoveToDevice of the update direction ends the path.'))
+def adamw_opt_state_host_no_device_put(hjax, platform):
+    """AdamW whose pinned_host moments are updated where they live: the gradient is put to
+    pinned_host (JAX refuses arithmetic that mixes memory kinds) and only the moments' update
+    direction is moved to device for the parameter update."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+
+    def step(p, mu, nu, g):
+        gh = jax.device_put(g, host)
+        mu = 0.9 * mu + 0.1 * gh
+        nu = 0.999 * nu + 0.001 * gh * gh
+        upd = jax.device_put(mu, dev) / (jnp.sqrt(jax.device_put(nu, dev)) + 1e-8)
+        return p - 1e-3 * upd, mu, nu
+    s = (128, 64)
+    jf = jax.jit(step, in_shardings=(dev, host, host, dev), out_shardings=(dev, host, host))
+    return _lower(hjax, platform, jf, _sds(jax, jnp, s, dev), _sds(jax, jnp, s, host),
+                  _sds(jax, jnp, s, host), _sds(jax, jnp, s, dev))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('A nested parameter tree, the pinned_host state donated (input_output_alias '
+             'between S(5) parameters and S(5) outputs): the MoveToHost paths end at S(5) '
+             'entry outputs or at a MoveToDevice '
+             '(HostOffloader::WalkDownHostMemoryOffloadPaths, host_offloader.cc).'))
+def adamw_nested_state_donated(hjax, platform):
+    """AdamW over a nested param tree, the pinned_host optimizer state donated."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+    args = _adamw_args(jax, jnp, dev, host, _ADAMW_SHAPES)
+    out = _adamw_shardings(jax, dev, ("pinned_host", "pinned_host"))
+    return _lower(hjax, platform,
+                  jax.jit(_adamw_step(jax, jnp, dev, host), out_shardings=out,
+                          donate_argnums=(1,)), *args)
+
+
+# --- compute_on("device_host") ---------------------------------------------------------------
+
+def _compute_on():
+    from jax.experimental.compute_on import compute_on
+    return compute_on
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('HostOffloadingPrepare(kConvertToCustomCall) (host_offloading_prepare.cc) turns '
+             'the _xla_compute_type="host" call into an async-start of a HostExecute '
+             'custom-call on execution_thread "host" before the HostOffloader (both '
+             "backends' before_host-offloader dumps: `custom-call(...), "
+             'custom_call_target="HostExecute"` and `async-start(...), '
+             'async_execution_thread="host"`), whose walk does not enter it.'),
+         xfail_warning=('XLA makes the compute_on call an async HostExecute before the HostOffloader '
+             '(HostOffloadingPrepare(kConvertToCustomCall)), so its walk never enters the '
+             'host computation and it warns nowhere; the tool keeps the call, walks into it '
+             'and warns HO2001 on every instruction inside (multiplies and adds)'))
+def compute_on_host_adamw(hjax, platform):
+    """The AdamW moment update computed on the host with compute_on, plain arithmetic."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+    compute_on = _compute_on()
+
+    @compute_on("device_host")
+    @jax.jit
+    def moments(mu, nu, g):
+        return 0.9 * mu + 0.1 * g, 0.999 * nu + 0.001 * g * g
+
+    def step(p, mu, nu, g):
+        mu, nu = moments(mu, nu, jax.device_put(g, host))
+        upd = jax.device_put(mu, dev) / (jnp.sqrt(jax.device_put(nu, dev)) + 1e-8)
+        return p - 1e-3 * upd, mu, nu
+    s = (256, 128)
+    jf = jax.jit(step, in_shardings=(dev, host, host, dev), out_shardings=(dev, host, host))
+    return _lower(hjax, platform, jf, _sds(jax, jnp, s, dev), _sds(jax, jnp, s, host),
+                  _sds(jax, jnp, s, host), _sds(jax, jnp, s, dev))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('HostOffloadingPrepare(kConvertToCustomCall) (host_offloading_prepare.cc) turns '
+             'the _xla_compute_type="host" call into an async-start of a HostExecute '
+             'custom-call on execution_thread "host" before the HostOffloader (both '
+             "backends' before_host-offloader dumps: `custom-call(...), "
+             'custom_call_target="HostExecute"` and `async-start(...), '
+             'async_execution_thread="host"`), whose walk does not enter it; the gather '
+             'inside runs on the host.'),
+         xfail=('XLA compiles it: the host call is an async HostExecute before the '
+             'HostOffloader (HostOffloadingPrepare), so its gather is host code; the tool '
+             'keeps the call and raises HO3002 (a gather on a host buffer), exit 1'),
+         xfail_warning=('XLA makes the compute_on call an async HostExecute before the HostOffloader '
+             '(HostOffloadingPrepare(kConvertToCustomCall)), so its walk never enters the '
+             'host computation and it warns nowhere; the tool keeps the call, walks into it '
+             'and warns HO2001 on every instruction inside (the gather and the multiply)'))
+def compute_on_host_take(hjax, platform):
+    """A host region that gathers rows with jnp.take and scales them."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+    compute_on = _compute_on()
+
+    @compute_on("device_host")
+    @jax.jit
+    def rows(table, idx):
+        return jnp.take(table, idx, axis=0, mode="clip") * 2.0
+
+    def f(table, idx):
+        return jax.device_put(rows(table, jax.device_put(idx, host)), dev) + 1.0
+    jf = jax.jit(f, in_shardings=(host, dev), out_shardings=dev)
+    return _lower(hjax, platform, jf, _sds(jax, jnp, (1024, 64), host),
+                  _sds(jax, jnp, (16,), dev, jnp.int32))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('HostOffloadingPrepare(kConvertToCustomCall) (host_offloading_prepare.cc) turns '
+             'the _xla_compute_type="host" call into an async-start of a HostExecute '
+             'custom-call on execution_thread "host" before the HostOffloader (both '
+             "backends' before_host-offloader dumps: `custom-call(...), "
+             'custom_call_target="HostExecute"` and `async-start(...), '
+             'async_execution_thread="host"`), whose walk does not enter it; the scatter of '
+             'x.at[i].set runs on the host.'),
+         xfail=('XLA compiles it: the host call is an async HostExecute before the '
+             'HostOffloader (HostOffloadingPrepare), so its scatter is host code; the tool '
+             'keeps the call and raises HO3002 (a scatter on a host buffer), exit 1'),
+         xfail_warning=('XLA makes the compute_on call an async HostExecute before the HostOffloader '
+             '(HostOffloadingPrepare(kConvertToCustomCall)), so its walk never enters the '
+             'host computation and it warns nowhere; the tool keeps the call, walks into it '
+             'and warns HO2001 on every instruction inside (dynamic-slice, compares, '
+             'selects, adds, multiply, scatter)'))
+def compute_on_host_indexed_set(hjax, platform):
+    """A host region that writes one row of the host state with x.at[i].set(...)."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+    compute_on = _compute_on()
+
+    @compute_on("device_host")
+    @jax.jit
+    def write_row(state, i, row):
+        return state.at[i].set(state[i] * 0.5 + row)
+
+    def f(state, i, row):
+        return write_row(state, jax.device_put(i, host), jax.device_put(row, host))
+    jf = jax.jit(f, in_shardings=(host, dev, dev), out_shardings=host)
+    return _lower(hjax, platform, jf, _sds(jax, jnp, (64, 256), host),
+                  _sds(jax, jnp, (), dev, jnp.int32), _sds(jax, jnp, (256,), dev))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('HostOffloadingPrepare(kConvertToCustomCall) (host_offloading_prepare.cc) turns '
+             'the _xla_compute_type="host" call into an async-start of a HostExecute '
+             'custom-call on execution_thread "host" before the HostOffloader (both '
+             "backends' before_host-offloader dumps: `custom-call(...), "
+             'custom_call_target="HostExecute"` and `async-start(...), '
+             'async_execution_thread="host"`), whose walk does not enter it; the conditional '
+             'runs on the host.'),
+         xfail=('XLA compiles it: the host call, conditional included, is an async HostExecute '
+             'before the HostOffloader (HostOffloadingPrepare); the tool walks into the call '
+             "and refuses the conditional whose branch selector is host data (HO9002, XLA's "
+             "CHECK in the HostOffloader's conditional handling), exit 1"),
+         xfail_warning=('XLA makes the compute_on call an async HostExecute before the HostOffloader '
+             '(HostOffloadingPrepare(kConvertToCustomCall)), so its walk never enters the '
+             'host computation and it warns nowhere; the tool keeps the call, walks into it '
+             'and warns HO2001 on every instruction inside (is-finite, reduce, convert, '
+             'subtract)'))
+def compute_on_host_cond(hjax, platform):
+    """A host region with lax.cond (skip the update on a non-finite gradient)."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+    compute_on = _compute_on()
+
+    @compute_on("device_host")
+    @jax.jit
+    def update(p, g):
+        ok = jnp.all(jnp.isfinite(g))
+        return jax.lax.cond(ok, lambda: p - 0.01 * g, lambda: p)
+
+    def f(p, g):
+        return update(p, jax.device_put(g, host))
+    jf = jax.jit(f, in_shardings=(host, dev), out_shardings=host)
+    return _lower(hjax, platform, jf, _sds(jax, jnp, (128, 128), host),
+                  _sds(jax, jnp, (128, 128), dev))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('HostOffloadingPrepare(kConvertToCustomCall) (host_offloading_prepare.cc) turns '
+             'the _xla_compute_type="host" call into an async-start of a HostExecute '
+             'custom-call on execution_thread "host" before the HostOffloader (both '
+             "backends' before_host-offloader dumps: `custom-call(...), "
+             'custom_call_target="HostExecute"` and `async-start(...), '
+             'async_execution_thread="host"`), whose walk does not enter it.'),
+         xfail_warning=('XLA makes the compute_on call an async HostExecute before the HostOffloader '
+             '(HostOffloadingPrepare(kConvertToCustomCall)), so its walk never enters the '
+             'host computation and it warns nowhere; the tool keeps the call, walks into it '
+             'and warns HO2001 on every instruction inside (converts, multiplies, subtracts)'))
+def compute_on_host_bf16_pytree(hjax, platform):
+    """A host region over a pytree of bf16 params and f32 master weights."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+    compute_on = _compute_on()
+
+    @compute_on("device_host")
+    @jax.jit
+    def update(master, g):
+        new = jax.tree.map(lambda m, gg: m - 1e-3 * gg.astype(jnp.float32), master, g)
+        return new, jax.tree.map(lambda m: m.astype(jnp.bfloat16), new)
+
+    def f(master, g):
+        master, params = update(master, jax.device_put(g, host))
+        return master, jax.device_put(params, dev)
+    shapes = {"a": (128, 64), "b": (64,)}
+    hs = {k: host for k in shapes}
+    jf = jax.jit(f, in_shardings=(hs, {k: dev for k in shapes}),
+                 out_shardings=(hs, {k: dev for k in shapes}))
+    return _lower(hjax, platform, jf, {k: _sds(jax, jnp, s, host) for k, s in shapes.items()},
+                  {k: _sds(jax, jnp, s, dev, jnp.bfloat16) for k, s in shapes.items()})
+
+
+# --- weights streamed per layer ----------------------------------------------------------------
+
+def _streamed_mlp(jax, jnp, dev, transpose=False, put_transposed=False):
+    def body(x, w):
+        if put_transposed:
+            wd = jax.device_put(w.T, dev)
+        else:
+            wd = jax.device_put(w, dev)
+            wd = wd.T if transpose else wd
+        return jax.nn.gelu(x @ wd), None
+
+    def f(ws, x):
+        y, _ = jax.lax.scan(body, x, ws)
+        return y
+    return f
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('bf16 stacked weights in pinned_host: the per-layer dynamic-slice of the host '
+             'stack is followed by its MoveToDevice (SliceLeadsToMoveToDeviceCustomCall, '
+             "host_offloader.cc); the scan's calls are inlined before the offloading passes "
+             '(CallInliner).'))
+def stream_weights_scan_bf16(hjax, platform):
+    """Stacked bf16 weights in pinned_host, one layer device_put per scan step."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+    jf = jax.jit(_streamed_mlp(jax, jnp, dev), in_shardings=(host, dev), out_shardings=dev)
+    return _lower(hjax, platform, jf, _sds(jax, jnp, (8, 256, 256), host, jnp.bfloat16),
+                  _sds(jax, jnp, (32, 256), dev, jnp.bfloat16))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('The transpose comes after the MoveToDevice, on device: the per-layer '
+             'dynamic-slice of the host stack is followed by its MoveToDevice '
+             "(SliceLeadsToMoveToDeviceCustomCall, host_offloader.cc); the scan's calls are "
+             'inlined before the offloading passes (CallInliner).'))
+def stream_weights_scan_transpose_on_device(hjax, platform):
+    """Streamed weights transposed after the device_put (x @ device_put(w).T)."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+    jf = jax.jit(_streamed_mlp(jax, jnp, dev, transpose=True), in_shardings=(host, dev),
+                 out_shardings=dev)
+    return _lower(hjax, platform, jf, _sds(jax, jnp, (4, 128, 128), host),
+                  _sds(jax, jnp, (16, 128), dev))
+
+
+@program(deviceless=('TPU compiled, no host-compute warning; GPU compiled, with the host-compute '
+             'warning for transpose.2 (transpose, op_name "jit(f)/while").'),
+         verdict=CLEAN,
+         host_compute_warning={"tpu": False, "cuda": True},
+         evidence=('The transpose of the streamed slice is before the MoveToDevice. TPU: layout '
+             'assignment gives the MoveToDevice the {0,1} layout, so the transpose is a '
+             'bitcast after the dynamic-slice (`%bitcast.1 = f32[128,128]{0,1:T(8,128)} '
+             'bitcast(%dynamic_slice.0)`) and the per-layer dynamic-slice of the host stack '
+             'is followed by its MoveToDevice (SliceLeadsToMoveToDeviceCustomCall, '
+             "host_offloader.cc); the scan's calls are inlined before the offloading passes "
+             "(CallInliner). GPU: layout assignment lays the loop's host stack out {1,0,2} "
+             'instead, which needs a transpose of the whole pinned_host parameter in the '
+             'entry (`%transpose.2 = f32[128,4,128]{2,1,0} transpose(%ws.1), '
+             'dimensions={2,0,1}`, op_name jit(f)/while), device compute on host data that '
+             'WalkDownHostMemoryOffloadPaths converts into host compute.'),
+         xfail_warning={"cuda": ("XLA's GPU layout assignment gives the while loop's stacked host weights the "
+             'layout {1,0,2} so that the slice and transpose in the body are a bitcast, and '
+             'puts a physical transpose of the whole pinned_host parameter before the loop '
+             '(before_host-offloader: `%transpose.2 = f32[128,4,128]{2,1,0} '
+             'transpose(%ws.1), dimensions={2,0,1}` then `%bitcast.14 = '
+             'f32[4,128,128]{1,0,2} bitcast(%transpose.2)`), which it converts into host '
+             'compute; the tool runs no layout assignment: its transpose after the '
+             "dynamic-slice becomes a {0,1} bitcast before the MoveToDevice (as libtpu's "
+             'does) and it warns nowhere')})
+def stream_weights_scan_transpose_on_host(hjax, platform):
+    """Streamed weights transposed before the device_put (device_put(w.T)): the transpose
+    reads the host slice."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+    jf = jax.jit(_streamed_mlp(jax, jnp, dev, put_transposed=True), in_shardings=(host, dev),
+                 out_shardings=dev)
+    return _lower(hjax, platform, jf, _sds(jax, jnp, (4, 128, 128), host),
+                  _sds(jax, jnp, (16, 128), dev))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('The gradient with respect to the input only: the backward scan streams the '
+             'same host slices again, each dynamic-slice followed by its MoveToDevice '
+             '(SliceLeadsToMoveToDeviceCustomCall); nothing is written to host.'))
+def stream_weights_scan_grad_x(hjax, platform):
+    """jax.grad with respect to the input through a scan that streams its weights."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+    f = _streamed_mlp(jax, jnp, dev)
+    jf = jax.jit(jax.grad(lambda ws, x: jnp.sum(f(ws, x) ** 2), argnums=1),
+                 in_shardings=(host, dev), out_shardings=dev)
+    return _lower(hjax, platform, jf, _sds(jax, jnp, (4, 128, 128), host),
+                  _sds(jax, jnp, (16, 128), dev))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=("The transpose of device_put(w, device) is a device_put of each layer's "
+             "cotangent back to pinned_host, stacked by the backward scan's "
+             'dynamic-update-slice into a pinned_host output: HandleDynamicUpdateSlices and '
+             'an S(5) output (WalkDownHostMemoryOffloadPaths). In both before_host-offloader '
+             'dumps the MoveToHost is followed by a bitcast into the stack.'),
+         xfail_warning=("XLA's layout assignment and GEMM fusion give the value moved to host the {1,0} "
+             "layout its reshape into the scan's stack needs: in XLA's before_host-offloader "
+             'dump the MoveToHost is followed by a bitcast into the dynamic-update-slice '
+             '(GPU `%custom-call.3 = f32[128,128]{1,0} custom-call(%gemm_fusion_dot), '
+             'custom_call_target="MoveToHost"` then `%bitcast.15 = f32[1,128,128]{2,1,0} '
+             'bitcast(%custom-call.3)`: the GEMM fusion computes the transposed product '
+             "itself); the tool's algsimp makes the transpose a bitcast to a {0,1} layout "
+             'before the MoveToHost, so the reshape after it is no bitcast and the tool '
+             'warns HO2001 on the reshape (broadcast_in_dim) and on the dynamic-update-slice '
+             'that writes it'))
+def stream_weights_scan_grad_weights(hjax, platform):
+    """jax.grad with respect to the streamed (pinned_host) weights themselves."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+    f = _streamed_mlp(jax, jnp, dev)
+    jf = jax.jit(jax.grad(lambda ws, x: jnp.sum(f(ws, x) ** 2)), in_shardings=(host, dev))
+    return _lower(hjax, platform, jf, _sds(jax, jnp, (4, 128, 128), host),
+                  _sds(jax, jnp, (16, 128), dev))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('jax.memory.Space.Device on a dict of stacked pinned_host weights lowers to the '
+             'same annotate_device_placement("device") per leaf: the per-layer dynamic-slice '
+             'of the host stack is followed by its MoveToDevice '
+             "(SliceLeadsToMoveToDeviceCustomCall, host_offloader.cc); the scan's calls are "
+             'inlined before the offloading passes (CallInliner).'))
+def stream_weights_pytree_memory_space(hjax, platform):
+    """A dict of stacked pinned_host weights streamed with jax.memory.Space.Device."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+
+    def f(ws, x):
+        def body(x, w):
+            w = jax.device_put(w, jax.memory.Space.Device)
+            return jnp.tanh(x @ w["up"]) @ w["down"] + x, None
+        y, _ = jax.lax.scan(body, x, ws)
+        return y
+    ws = {"up": _sds(jax, jnp, (3, 128, 512), host), "down": _sds(jax, jnp, (3, 512, 128), host)}
+    jf = jax.jit(f, in_shardings=({"up": host, "down": host}, dev), out_shardings=dev)
+    return _lower(hjax, platform, jf, ws, _sds(jax, jnp, (8, 128), dev))
+
+
+# --- indexing of pinned_host arrays ------------------------------------------------------------
+
+def _host_index_program(hjax, platform, index, put, extra=None):
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+
+    def f(a, i):
+        v = index(jax, jnp, a, i)
+        if put:
+            v = jax.device_put(v, dev)
+        return v * 2.0
+    jf = jax.jit(f, in_shardings=(host, dev), out_shardings=dev)
+    return _lower(hjax, platform, jf, _sds(jax, jnp, (8, 64, 128), host),
+                  _sds(jax, jnp, (), dev, jnp.int32))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('a[0] is a slice of the host parameter followed by its MoveToDevice (the '
+             'squeeze a bitcast): SliceLeadsToMoveToDeviceCustomCall accepts it.'))
+def host_index_const_to_device(hjax, platform):
+    """a[0] of a pinned_host argument, then device_put to device."""
+    return _host_index_program(hjax, platform, lambda jax, jnp, a, i: a[0], put=True)
+
+
+@program(deviceless=('compiled, with the host-compute warning for slice.1 (slice, op_name '
+             '"jit(f)/slice"), mul.0 (multiply, op_name "jit(f)/mul").'),
+         verdict=CLEAN,
+         host_compute_warning=True,
+         evidence=('The slice of the host parameter leads to a multiply, not a MoveToDevice: '
+             'WalkDownHostMemoryOffloadPaths converts the slice and the multiply into host '
+             'compute ("Encountered slice on tensor which is in host memory ... does not '
+             'move the tensor back to device").'))
+def host_index_const_no_put(hjax, platform):
+    """a[0] of a pinned_host argument computed on without a device_put."""
+    return _host_index_program(hjax, platform, lambda jax, jnp, a, i: a[0], put=False)
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('a[i] is a dynamic-slice of the host parameter followed by its MoveToDevice: '
+             'SliceLeadsToMoveToDeviceCustomCall accepts it.'))
+def host_index_traced_to_device(hjax, platform):
+    """a[i] with a traced i, then device_put to device."""
+    return _host_index_program(hjax, platform, lambda jax, jnp, a, i: a[i], put=True)
+
+
+@program(deviceless=('compiled, with the host-compute warning for dynamic_slice.1 (dynamic-slice, '
+             'op_name "jit(f)/dynamic_slice"), mul.0 (multiply, op_name "jit(f)/mul").'),
+         verdict=CLEAN,
+         host_compute_warning=True,
+         evidence=('The dynamic-slice does not lead to a MoveToDevice: '
+             'WalkDownHostMemoryOffloadPaths converts it and the multiply into host compute.'))
+def host_index_traced_no_put(hjax, platform):
+    """a[i] with a traced i computed on without a device_put."""
+    return _host_index_program(hjax, platform, lambda jax, jnp, a, i: a[i], put=False)
+
+
+def _host_take(jax, jnp, a, i):
+    # JAX gathers only with indices in the operand's memory kind, and clamps them
+    # (mode="clip") rather than comparing with a device constant (the default fill mode).
+    host = _env()[2].with_memory_kind("pinned_host")
+    return jnp.take(a, jax.device_put(jnp.stack([i, i + 1]), host), axis=0, mode="clip")
+
+
+@program(deviceless=('TPU refused: "INTERNAL: RET_CHECK failure '
+             '(third_party/tensorflow/compiler/xla/service/cpu/thunk_emitter.cc:412) '
+             'instruction->has_backend_config() Fusion must have backend config", with the '
+             'host-compute warning for gather_custom_fusion (fusion, op_name '
+             '"jit(f)/jit(_take)/gather"), pad.2 (pad, op_name "jit(f)/jit(_take)/gather"), '
+             'clamp (clamp, op_name "jit(f)/jit(_take)/gather"); GPU compiled, with the '
+             'host-compute warning for gather.2 (gather, op_name '
+             '"jit(f)/jit(_take)/gather").'),
+         verdict={"tpu": INTERNAL, "cuda": CLEAN},
+         host_compute_warning=True,
+         evidence=('A gather (jnp.take, mode="clip") of the host parameter by host indices, then '
+             'its MoveToDevice: a gather is not a slice, so WalkDownHostMemoryOffloadPaths '
+             'converts it into host compute. GPU: the gather itself (`%gather.2 = '
+             'f32[2,1,64,128]{3,2,1,0} gather(%a.1, %bitcast.2)`). TPU: before the '
+             'HostOffloader the gather is already `gather_custom_fusion` with a pad and '
+             'clamp of the indices, all three converted; the CPU compile of the host '
+             'computation then fails (`cpu/thunk_emitter.cc:412 ... Fusion must have backend '
+             'config`).'),
+         xfail={"cuda": ("XLA's GPU compile accepts it: the walks from the host parameter and from the "
+             "indices' MoveToHost both reach `%gather.2 = gather(%a.1, %bitcast.2)`, which "
+             'WalkDownHostMemoryOffloadPaths converts into host compute without failing; the '
+             'tool refuses the gather with HO9002 ("gather.2 has 2 operands where one was '
+             'expected; XLA\'s host offloader fails a CHECK here"), exit 1')},
+         xfail_warning={"tpu": ('libtpu fuses the gather into a custom fusion before the HostOffloader '
+             '(before_host-offloader: `gather_custom_fusion` (fusion), `pad.2`, `clamp`, all '
+             'with op_name jit(f)/jit(_take)/gather) and warns on those three; the tool '
+             'keeps the gather and warns once, on it')})
+def host_take_to_device(hjax, platform):
+    """jnp.take(a, [i, i+1], axis=0) of a pinned_host argument (the indices put to
+    pinned_host too), then device_put."""
+    return _host_index_program(
+        hjax, platform, _host_take, put=True)
+
+
+@program(deviceless=('TPU refused: "INTERNAL: RET_CHECK failure '
+             '(third_party/tensorflow/compiler/xla/service/cpu/thunk_emitter.cc:412) '
+             'instruction->has_backend_config() Fusion must have backend config", with the '
+             'host-compute warning for gather_custom_fusion (fusion, op_name '
+             '"jit(f)/jit(_take)/gather"), mul.3 (multiply, op_name "jit(f)/mul"), pad.2 '
+             '(pad, op_name "jit(f)/jit(_take)/gather"), clamp (clamp, op_name '
+             '"jit(f)/jit(_take)/gather"); GPU compiled, with the host-compute warning for '
+             'gather.2 (gather, op_name "jit(f)/jit(_take)/gather"), mul.0 (multiply, '
+             'op_name "jit(f)/mul").'),
+         verdict={"tpu": INTERNAL, "cuda": CLEAN},
+         host_compute_warning=True,
+         evidence=('As host_take_to_device without the device_put: the gather and the multiply '
+             'after it are converted into host compute (GPU: gather.2 and mul.0; TPU: '
+             "gather_custom_fusion, pad.2, clamp and mul.3, then the CPU thunk emitter's "
+             'RET_CHECK).'),
+         xfail={"cuda": ("XLA's GPU compile accepts it (the gather and the multiply become host "
+             'compute); the tool refuses the two-operand host gather with HO9002, exit 1')},
+         xfail_warning={"tpu": ('libtpu fuses the gather into gather_custom_fusion with a pad and clamp of the '
+             'indices before the HostOffloader and warns on those three and the multiply; '
+             'the tool warns on the gather and the multiply')})
+def host_take_no_put(hjax, platform):
+    """jnp.take of a pinned_host argument computed on without a device_put."""
+    return _host_index_program(
+        hjax, platform, _host_take, put=False)
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('lax.dynamic_slice of the host parameter followed by its MoveToDevice: '
+             'SliceLeadsToMoveToDeviceCustomCall accepts it.'))
+def host_dynamic_slice_to_device(hjax, platform):
+    """lax.dynamic_slice of a pinned_host argument (2 rows at i), then device_put."""
+    return _host_index_program(
+        hjax, platform, lambda jax, jnp, a, i: jax.lax.dynamic_slice(a, (i, 0, 0), (2, 64, 128)),
+        put=True)
+
+
+@program(deviceless=('compiled, with the host-compute warning for dynamic_slice.1 (dynamic-slice, '
+             'op_name "jit(f)/dynamic_slice"), mul.3 (multiply, op_name "jit(f)/mul").'),
+         verdict=CLEAN,
+         host_compute_warning=True,
+         evidence=('The dynamic-slice does not lead to a MoveToDevice: '
+             'WalkDownHostMemoryOffloadPaths converts it and the multiply into host compute.'))
+def host_dynamic_slice_no_put(hjax, platform):
+    """lax.dynamic_slice of a pinned_host argument computed on without a device_put."""
+    return _host_index_program(
+        hjax, platform, lambda jax, jnp, a, i: jax.lax.dynamic_slice(a, (i, 0, 0), (2, 64, 128)),
+        put=False)
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('a[2:6] is a slice of the host parameter followed by its MoveToDevice: '
+             'SliceLeadsToMoveToDeviceCustomCall accepts it.'))
+def put_device_static_slice_of_host(hjax, platform):
+    """jax.device_put(a[2:6], device) of a pinned_host argument."""
+    return _host_index_program(hjax, platform, lambda jax, jnp, a, i: a[2:6], put=True)
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('The slice is taken on device, then put to pinned_host and returned in '
+             "pinned_host: the MoveToHost's path ends at an S(5) output."))
+def put_host_slice_of_device(hjax, platform):
+    """jax.device_put(x[:, :64], pinned_host) of a device array, returned in pinned_host."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+    jf = jax.jit(lambda x: (jax.device_put(jnp.exp(x)[:, :64], host), x.sum()),
+                 out_shardings=(host, dev))
+    return _lower(hjax, platform, jf, _sds(jax, jnp, (32, 256), dev))
+
+
+# --- outputs in unpinned_host, donation ---------------------------------------------------------
+
+@program(deviceless=('TPU refused: "FAILED_PRECONDITION: Unimplemented DMA from hbm to hbm."; GPU '
+             'compiled, no host-compute warning.'),
+         verdict={"tpu": REFUSED, "cuda": CLEAN},
+         evidence=('out_shardings unpinned_host with no device_put: JAX wraps the result in '
+             'annotate_device_placement("unpinned_host"), a MoveToHost that is the entry\'s '
+             'root; HandleMoveToHostCustomCall replaces it by a copy to host without an '
+             'E1200 check (as put_unpinned_host_default_out). GPU compiles; libtpu then '
+             'refuses the copy into the S(6) output later in its compile ("Unimplemented DMA '
+             'from hbm to hbm").'),
+         xfail={"tpu": ('libtpu refuses the copy to the unpinned_host (S(6)) output after the '
+             'offloading passes (FAILED_PRECONDITION: Unimplemented DMA from hbm to hbm.); '
+             'the tool stops at the HostOffloader, where XLA raises nothing, and exits 0')})
+def out_shardings_unpinned_host_only(hjax, platform):
+    """out_shardings unpinned_host on a device result (no device_put in the function)."""
+    jax, jnp, dev = _env()
+    unpinned = dev.with_memory_kind("unpinned_host")
+    jf = jax.jit(lambda x: jnp.cumsum(x, axis=0), out_shardings=unpinned)
+    return _lower(hjax, platform, jf, _sds(jax, jnp, (64, 128), dev))
+
+
+@program(deviceless='E1200 (starting from custom-call.1).',
+         verdict=E1200,
+         e1200_paths=frozenset({"result"}),
+         evidence=('A device_put to unpinned_host with out_shardings unpinned_host: the output is '
+             'S(6) and JAX adds a second annotate_device_placement("unpinned_host"), so the '
+             "first MoveToHost's user is the second, the walk's start, which reaches the "
+             'S(6) output: CompileTimeHostOffloadOutputLocationMismatch '
+             '(WalkDownHostMemoryOffloadPaths accepts only memory space 5).'),
+         same_e1200_start=('custom-call.1 in XLA and in the tool. ' + _SAME_START_AS_XLA))
+def put_unpinned_host_out_unpinned_host(hjax, platform):
+    """device_put to unpinned_host and out_shardings unpinned_host, single output."""
+    jax, jnp, dev = _env()
+    unpinned = dev.with_memory_kind("unpinned_host")
+    jf = jax.jit(lambda x: jax.device_put(jnp.sin(x), unpinned), out_shardings=unpinned)
+    return _lower(hjax, platform, jf, _sds(jax, jnp, (64, 128), dev, jnp.bfloat16))
+
+
+@program(deviceless=('TPU E1200 (starting from dynamic_update_slice.2); GPU E1200 (starting from '
+             'dynamic_update_slice.0).'),
+         verdict=E1200,
+         e1200_paths=frozenset({"result[1]"}),
+         evidence=('A scan stacks values put to unpinned_host into an unpinned_host output: the '
+             'walk starts at the dynamic-update-slice of the stack '
+             '(HandleDynamicUpdateSlices) and reaches the S(6) output: '
+             'CompileTimeHostOffloadOutputLocationMismatch.'))
+def scan_stack_unpinned_host_out(hjax, platform):
+    """A scan stacks per-step values put to unpinned_host, returned with unpinned_host."""
+    jax, jnp, dev = _env()
+    unpinned = dev.with_memory_kind("unpinned_host")
+
+    def f(xs):
+        def body(c, x):
+            c = c + x
+            return c, jax.device_put(c, unpinned)
+        return jax.lax.scan(body, jnp.zeros_like(xs[0]), xs)
+    jf = jax.jit(f, out_shardings=(dev, unpinned))
+    return _lower(hjax, platform, jf, _sds(jax, jnp, (5, 16, 128), dev))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('A donated pinned_host bf16 cache moved to device, updated at a traced position '
+             'and put back to a pinned_host output: the MoveToHost paths end at S(5) entry '
+             'outputs or at a MoveToDevice (HostOffloader::WalkDownHostMemoryOffloadPaths, '
+             'host_offloader.cc).'))
+def donated_host_kv_cache_update(hjax, platform):
+    """A donated pinned_host KV cache: one step's keys written at a traced position on device
+    and the cache returned to pinned_host."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+
+    def step(cache, kv, pos):
+        cache = jax.device_put(cache, dev)
+        cache = jax.lax.dynamic_update_slice(cache, kv[:, None], (0, pos, 0))
+        return jax.device_put(cache, host)
+    jf = jax.jit(step, in_shardings=(host, dev, dev), out_shardings=host, donate_argnums=(0,))
+    return _lower(hjax, platform, jf, _sds(jax, jnp, (4, 128, 64), host, jnp.bfloat16),
+                  _sds(jax, jnp, (4, 64), dev, jnp.bfloat16), _sds(jax, jnp, (), dev, jnp.int32))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('Donated device parameters updated on device, a copy put to pinned_host and '
+             'returned there: the MoveToHost paths end at S(5) entry outputs or at a '
+             'MoveToDevice (HostOffloader::WalkDownHostMemoryOffloadPaths, '
+             'host_offloader.cc).'))
+def donated_device_params_host_copy(hjax, platform):
+    """Donated device params updated on device; a copy of the new params also returned in
+    pinned_host (a host checkpoint)."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+
+    def step(params, grads):
+        new = jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)
+        return new, jax.device_put(new, host)
+    shapes = {"w": (128, 128), "b": (128,)}
+    p = {k: _sds(jax, jnp, s, dev) for k, s in shapes.items()}
+    jf = jax.jit(step, donate_argnums=(0,),
+                 out_shardings=({k: dev for k in shapes}, {k: host for k in shapes}))
+    return _lower(hjax, platform, jf, p, dict(p))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=('A donated pinned_host accumulator moved to device, added to and put back: the '
+             'MoveToHost paths end at S(5) entry outputs or at a MoveToDevice '
+             '(HostOffloader::WalkDownHostMemoryOffloadPaths, host_offloader.cc).'))
+def grad_accum_host_buffer(hjax, platform):
+    """Gradient accumulation into a pinned_host buffer: read to device, add, write back."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+
+    def step(acc, w, x):
+        g = jax.grad(lambda w: jnp.mean(jnp.tanh(x @ w) ** 2))(w)
+        return jax.device_put(jax.device_put(acc, dev) + g, host)
+    jf = jax.jit(step, in_shardings=(host, dev, dev), out_shardings=host, donate_argnums=(0,))
+    return _lower(hjax, platform, jf, _sds(jax, jnp, (256, 128), host),
+                  _sds(jax, jnp, (256, 128), dev), _sds(jax, jnp, (32, 256), dev))
