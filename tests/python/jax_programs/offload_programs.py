@@ -317,10 +317,10 @@ def remat_offload_scan_grad(hjax, platform):
 
 
 @program(deviceless=("XLA logs the host-compute warning (host_offloader.cc: \"Encountered "
-                     "dynamic-slice on tensor which is in host memory. dynamic-slice.20 does not"
+                     "dynamic-slice on tensor which is in host memory. dynamic_slice.20 does not"
                      " move the tensor back to device ... will be converted into host compute\","
-                     " then \"Found an instruction (\\\"dynamic-slice.20\\\") which does device "
-                     "compute in host memory space\"; dynamic-slice.10 on GPU) and the compile "
+                     " then \"Found an instruction (\\\"dynamic_slice.20\\\") which does device "
+                     "compute in host memory space\"; dynamic_slice.10 on GPU) and the compile "
                      "then fails with INTERNAL: on TPU \"during context [post-optimization]: The"
                      " async-start expects the shape of operand 0 to match the async shape at "
                      "index {0} (f32[2,3,8,64]{3,2,1,0:T(8,128)} vs "
@@ -350,12 +350,12 @@ def remat_offload_scan_grad(hjax, platform):
                "HO3005, HO3007, HO3009), exit 0",
          xfail_warning=(
              "XLA converts one instruction into host compute, the backward outer scan's "
-             "dynamic-slice of the stacked host buffer (dynamic-slice.10 on GPU, .20 on TPU); "
+             "dynamic-slice of the stacked host buffer (dynamic_slice.10 on GPU, .20 on TPU); "
              "the tool warns HO2001 for it (dynamic_slice.10) and also for the forward outer "
              "scan's dynamic-update-slice (dynamic_update_slice.4) that writes the inner "
              "scan's host stack into the outer buffer, which XLA's HostOffloader moves to "
              "host memory without a warning (its S(5) result is what XLA's later INTERNAL "
-             "shape check names: dynamic-update-slice.2 in tuple.9 on GPU)"))
+             "shape check names: dynamic_update_slice.2 in tuple.7 on GPU)"))
 def remat_offload_nested_scan_grad(hjax, platform):
     jax, jnp, dev = _env()
     policy = _offload_policy(jax, ["h"])
@@ -415,7 +415,7 @@ def compute_on_host_update(hjax, platform):
                   _sds(jax, jnp, (64, 128), host), _sds(jax, jnp, (64, 128), dev))
 
 
-@program(deviceless="compiled, with the host-compute warning for multiply.1 and add.1.",
+@program(deviceless="compiled, with the host-compute warning for mul.3 and add.3.",
          verdict=CLEAN, host_compute_warning=True,
          evidence="A pinned_host parameter feeds a multiply and an add with no device_put: "
                   "HandleInputStreaming walks from the parameter, and "
