@@ -604,6 +604,17 @@ bool Instruction::AddFrontendAttribute(absl::string_view key,
   return true;
 }
 
+bool Instruction::RemoveFrontendAttribute(absl::string_view key) {
+  if (!GetFrontendAttribute(key).has_value()) return false;
+  frontend_attributes();  // parses the text into rare().frontend
+  Rare& r = rare();
+  r.frontend.erase(std::remove_if(r.frontend.begin(), r.frontend.end(),
+                                  [&](const auto& e) { return e.first == key; }),
+                   r.frontend.end());
+  flags_ |= kFrontendModified;
+  return true;
+}
+
 void Instruction::DropFrontendAttributes() {
   Rare& r = rare();
   r.frontend.clear();
@@ -811,6 +822,50 @@ void InstructionBuilder::SetTupleIndex(Instruction* instr, int64_t index) {
   instr->AppendAttribute(Attribute::Named("index", AttrKind::kIndex));
 }
 
+void InstructionBuilder::SetCalledComputations(
+    Instruction* instr, absl::string_view attr_name,
+    absl::Span<Computation* const> computations, bool is_list) {
+  Arena& arena = instr->arena();
+  Instruction::Payload& p = instr->payload();
+  auto* called = arena.New<Attribute::Called>();
+  called->name = attr_name;
+  called->first = p.called_count;
+  called->count = static_cast<uint32_t>(computations.size());
+  called->is_list = is_list;
+  Computation** all = arena.NewArray<Computation*>(p.called_count +
+                                                   computations.size());
+  std::copy(p.called, p.called + p.called_count, all);
+  std::copy(computations.begin(), computations.end(), all + p.called_count);
+  p.called = all;
+  p.called_count += static_cast<uint32_t>(computations.size());
+  instr->AppendAttribute(Attribute::CalledList(called));
+  if (!(instr->flags_ & Instruction::kKey) && instr->parent_ != nullptr) {
+    instr->parent_->NoteKeyInstruction(instr);
+  }
+}
+
+void InstructionBuilder::CopyOutputToOperandAliasing(const Instruction& from,
+                                                     Instruction* to) {
+  for (const Attribute& a : from.attributes()) {
+    if (a.kind() != AttrKind::kRaw || a.name() != "output_to_operand_aliasing") {
+      continue;
+    }
+    to->AppendAttribute(a);
+    if (from.rare_ != nullptr) to->rare().aliasing = from.rare_->aliasing;
+    return;
+  }
+}
+
+void InstructionBuilder::SetAsyncExecutionThread(Instruction* instr,
+                                                 absl::string_view thread) {
+  constexpr absl::string_view kName = "async_execution_thread";
+  absl::string_view text = instr->arena().CopyString(
+      absl::StrCat(kName, "=\"", thread, "\""));
+  instr->extra().async_execution_thread =
+      text.substr(kName.size() + 2, thread.size());
+  instr->AppendAttribute(Attribute::Text(text, kName.size(), AttrKind::kRaw));
+}
+
 void InstructionBuilder::CopyAttributes(const Instruction& from,
                                         Instruction* to) {
   // Views into `from`'s text stay valid: both live in the same module.
@@ -971,7 +1026,16 @@ Instruction* Computation::AddInstruction(HloOpcode opcode, const Shape& shape,
   return instr;
 }
 
+Instruction* Computation::AddParameter(const Shape& shape,
+                                       absl::string_view name_prefix) {
+  Instruction* param = AddInstruction(HloOpcode::kParameter, shape, {}, name_prefix);
+  param->index_ = static_cast<int64_t>(params_.size());
+  params_.push_back(param);
+  return param;
+}
+
 void Computation::NoteKeyInstruction(Instruction* instr) {
+  if (instr->flags_ & Instruction::kKey) return;
   if (instr->opcode_ == HloOpcode::kParameter ||
       instr->opcode_ == HloOpcode::kCustomCall ||
       instr->opcode_ == HloOpcode::kAsyncStart ||
@@ -1272,6 +1336,27 @@ std::optional<Module::SourcePosition> Module::ResolveSource(
     pos.function = stack_frames_.function_names[loc.function_name_id - 1];
   }
   return pos;
+}
+
+Computation* Module::AddComputation(absl::string_view name_prefix,
+                                    absl::string_view execution_thread,
+                                    const Computation* before) {
+  auto [root, id] = SplitNumericSuffix(name_prefix);
+  std::string name(name_prefix);
+  for (int64_t next = std::max<int64_t>(id, 1);
+       computation_by_name_.contains(name); ++next) {
+    name = absl::StrCat(root, ".", next);
+  }
+  auto comp = std::make_unique<Computation>();
+  Computation* raw = comp.get();
+  raw->name_ = std::move(name);
+  raw->parent_ = this;
+  raw->execution_thread_ = std::string(execution_thread);
+  auto at = std::find_if(computations_.begin(), computations_.end(),
+                         [&](const auto& c) { return c.get() == before; });
+  computations_.insert(at, std::move(comp));
+  computation_by_name_[raw->name_] = raw;
+  return raw;
 }
 
 void Module::Sweep() {

@@ -225,6 +225,8 @@ class Instruction {
   // Adds `key="value"` unless `key` exists (map-insert semantics, as XLA's
   // SetHostComputeFrontendAttribute). Returns true if added.
   bool AddFrontendAttribute(absl::string_view key, absl::string_view value);
+  // Removes frontend attribute `key`; false when there was none.
+  bool RemoveFrontendAttribute(absl::string_view key);
 
   inline absl::Span<Instruction* const> control_predecessors() const;
   inline absl::Span<Instruction* const> control_successors() const;
@@ -448,6 +450,11 @@ class Computation {
   Instruction* root() const { return root_; }
   void set_root(Instruction* root) { root_ = root; }
   const std::string& execution_thread() const { return execution_thread_; }
+  // Moves the computation to another execution thread ("main", "host"; xla
+  // HloComputation::SetExecutionThread).
+  void set_execution_thread(absl::string_view thread) {
+    execution_thread_ = std::string(thread);
+  }
   // True for the computation the parser builds for a sugared async op
   // (`custom-call-start(...)`): XLA does not print it, neither do we.
   bool is_synthesized() const { return synthesized_; }
@@ -481,6 +488,11 @@ class Computation {
   Instruction* AddInstruction(HloOpcode opcode, const Shape& shape,
                               absl::Span<Instruction* const> operands,
                               absl::string_view name_prefix);
+  // Adds parameter number num_parameters() of shape `shape`, named
+  // `name_prefix` made unique module-wide (xla
+  // HloComputation::AddParameter; the computation's callers must gain the
+  // matching operand).
+  Instruction* AddParameter(const Shape& shape, absl::string_view name_prefix);
   // Marks `instruction` dead and detaches it from its operands. It must have
   // no users and must not be the root. Memory is reclaimed by Sweep().
   void RemoveInstruction(Instruction* instruction);
@@ -592,6 +604,16 @@ class Module {
     std::string function;
   };
   std::optional<SourcePosition> ResolveSource(const OpMetadata& metadata) const;
+
+  // Adds an empty computation (no parameters, no root yet: the caller
+  // gives it both before any pass ends) on `execution_thread`, named
+  // `name_prefix` made unique among the module's computations
+  // (`async_computation`, `async_computation.1`, ...), and printed just
+  // before `before` (a callee prints before its callers, as XLA prints
+  // computations in post order); at the end when `before` is null.
+  Computation* AddComputation(absl::string_view name_prefix,
+                              absl::string_view execution_thread,
+                              const Computation* before);
 
   // Frees all dead instructions in all computations.
   void Sweep();
@@ -722,6 +744,22 @@ class InstructionBuilder {
                                    absl::Span<const int64_t> sizes);
   static void SetLiteral(Instruction* instr, absl::string_view literal);
   static void SetTupleIndex(Instruction* instr, int64_t index);
+  // Gives `instr`, which calls nothing yet, the called computations
+  // `computations` under attribute `attr_name` (`calls`, `to_apply`,
+  // `called_computations`): printed `attr_name=%c`, or
+  // `attr_name={%a, %b}` when `is_list`. `attr_name` must outlive the
+  // module (a literal).
+  static void SetCalledComputations(Instruction* instr,
+                                    absl::string_view attr_name,
+                                    absl::Span<Computation* const> computations,
+                                    bool is_list);
+  // Gives `to` the output_to_operand_aliasing of `from` (attribute and
+  // pairs), if it has any.
+  static void CopyOutputToOperandAliasing(const Instruction& from,
+                                          Instruction* to);
+  // async_execution_thread="`thread`" of an async-start.
+  static void SetAsyncExecutionThread(Instruction* instr,
+                                      absl::string_view thread);
   // Copies every attribute of `from` (raw and structured) onto `to`, which
   // must have the same opcode and no attributes yet. Called computations are
   // shared.

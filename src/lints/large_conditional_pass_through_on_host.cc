@@ -102,7 +102,7 @@ void LintHostConditional(
     if (!inputs->second.empty()) {
       d.notes.push_back(Note{
           absl::StrCat("device data crossing into the host computation of \"",
-                       caller->name(), "\": ", inputs->second),
+                       caller->origin_name(), "\": ", inputs->second),
           caller->loc()});
     }
   }

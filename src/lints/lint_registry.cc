@@ -155,7 +155,11 @@ LintContext::host_computations() {
   for (const auto& comp : module_.computations()) {
     for (const auto& owned : comp->raw_instructions()) {
       const Instruction* instr = owned.get();
-      if (instr->IsDead() || !ComputeTypeIsHost(instr)) continue;
+      // A call tagged host compute, or the async-start that
+      // host_compute_asyncifier made of one.
+      if (instr->IsDead() || !(ComputeTypeIsHost(instr) || IsHostAsyncStart(instr))) {
+        continue;
+      }
       for (const Computation* called : instr->called_computations()) {
         if (host.emplace(called, instr).second) work.push_back(called);
       }

@@ -9,7 +9,9 @@
 #include "passes/call_inliner.h"
 #include "passes/convert_memory_placement_to_internal_annotations.h"
 #include "passes/hlo_dce.h"
+#include "passes/host_compute_asyncifier.h"
 #include "passes/host_offload_legalize.h"
+#include "passes/host_offloading_prepare.h"
 #include "passes/host_offloader.h"
 #include "passes/sharding_remover.h"
 #include "passes/strip_memory_placement_annotations.h"
@@ -71,6 +73,27 @@ const std::vector<PassInfo>& PassRegistry() {
          [](const PassContext& c) {
            return std::make_unique<AlgebraicSimplifier>(c);
          }},
+        {"host_compute_asyncifier",
+         "turn each call tagged _xla_compute_type=\"host\" into an async-start/"
+         "async-done pair on the host thread (its computation runs on the "
+         "host, tiles and memory spaces removed)",
+         [](const PassContext& c) {
+           return std::make_unique<HostComputeAsyncifier>(c);
+         }},
+        {"host-offloading-prepare-convert-to-custom-call",
+         "the call inside each host async computation becomes a HostExecute "
+         "custom call, which the offloader's walk does not enter",
+         [](const PassContext& c) {
+           return std::make_unique<HostOffloadingPrepare>(
+               c, HostOffloadingPrepare::Rewrite::kConvertToCustomCall);
+         }},
+        {"host-offloading-prepare-elide-move-to-host",
+         "remove each MoveToHost that feeds a host async call directly (the "
+         "runtime copies its input when the call starts)",
+         [](const PassContext& c) {
+           return std::make_unique<HostOffloadingPrepare>(
+               c, HostOffloadingPrepare::Rewrite::kElideMoveToHost);
+         }},
         {"host-offloader",
          "track offloaded tensors, set host memory space, insert host/device "
          "copies and AllocateBuffers, remove the annotations",
@@ -108,6 +131,10 @@ const std::vector<absl::string_view>& XlaPipeline() {
       // (its HloDCE has nothing left to do: the pass removes what it
       // replaces).
       "sharding-remover",
+      // The "host-compute" pipeline: host-compute calls become async
+      // HostExecute calls on the host thread.
+      "host_compute_asyncifier",
+      "host-offloading-prepare-convert-to-custom-call",
       // The "simplification" fixed point of RunOptimizationPasses.
       "tuple-simplifier",
       "dce",

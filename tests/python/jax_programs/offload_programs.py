@@ -390,13 +390,7 @@ def remat_offload_nested_scan_grad(hjax, platform):
                   "(WalkDownHostMemoryOffloadPaths). GPU's HostComputeAsyncifier and "
                   "HostOffloadingPrepare (host_offloading_prepare.cc; libtpu runs "
                   "host-offloading-prepare-convert-to-custom-call) run before the "
-                  "HostOffloader, which is why XLA logs no host-compute warning.",
-         xfail_warning=(
-             "XLA turns the _xla_compute_type=\"host\" call into an async HostExecute on "
-             "execution_thread \"host\" before the HostOffloader (both backends' "
-             "before_host-offloader dumps), so its walk never enters the host computation; "
-             "the tool keeps the call, walks into it and warns HO2001 on the arithmetic "
-             "inside"))
+                  "HostOffloader, which is why XLA logs no host-compute warning.")
 def compute_on_host_update(hjax, platform):
     jax, jnp, dev = _env()
     from jax.experimental.compute_on import compute_on
@@ -1008,11 +1002,7 @@ def _compute_on():
              'custom-call on execution_thread "host" before the HostOffloader (both '
              "backends' before_host-offloader dumps: `custom-call(...), "
              'custom_call_target="HostExecute"` and `async-start(...), '
-             'async_execution_thread="host"`), whose walk does not enter it.'),
-         xfail_warning=('XLA makes the compute_on call an async HostExecute before the HostOffloader '
-             '(HostOffloadingPrepare(kConvertToCustomCall)), so its walk never enters the '
-             'host computation and it warns nowhere; the tool keeps the call, walks into it '
-             'and warns HO2001 on every instruction inside (multiplies and adds)'))
+             'async_execution_thread="host"`), whose walk does not enter it.'))
 def compute_on_host_adamw(hjax, platform):
     """The AdamW moment update computed on the host with compute_on, plain arithmetic."""
     jax, jnp, dev = _env()
@@ -1042,14 +1032,7 @@ def compute_on_host_adamw(hjax, platform):
              "backends' before_host-offloader dumps: `custom-call(...), "
              'custom_call_target="HostExecute"` and `async-start(...), '
              'async_execution_thread="host"`), whose walk does not enter it; the gather '
-             'inside runs on the host.'),
-         xfail=('XLA compiles it: the host call is an async HostExecute before the '
-             'HostOffloader (HostOffloadingPrepare), so its gather is host code; the tool '
-             'keeps the call and raises HO3002 (a gather on a host buffer), exit 1'),
-         xfail_warning=('XLA makes the compute_on call an async HostExecute before the HostOffloader '
-             '(HostOffloadingPrepare(kConvertToCustomCall)), so its walk never enters the '
-             'host computation and it warns nowhere; the tool keeps the call, walks into it '
-             'and warns HO2001 on every instruction inside (the gather and the multiply)'))
+             'inside runs on the host.'))
 def compute_on_host_take(hjax, platform):
     """A host region that gathers rows with jnp.take and scales them."""
     jax, jnp, dev = _env()
@@ -1076,15 +1059,7 @@ def compute_on_host_take(hjax, platform):
              "backends' before_host-offloader dumps: `custom-call(...), "
              'custom_call_target="HostExecute"` and `async-start(...), '
              'async_execution_thread="host"`), whose walk does not enter it; the scatter of '
-             'x.at[i].set runs on the host.'),
-         xfail=('XLA compiles it: the host call is an async HostExecute before the '
-             'HostOffloader (HostOffloadingPrepare), so its scatter is host code; the tool '
-             'keeps the call and raises HO3002 (a scatter on a host buffer), exit 1'),
-         xfail_warning=('XLA makes the compute_on call an async HostExecute before the HostOffloader '
-             '(HostOffloadingPrepare(kConvertToCustomCall)), so its walk never enters the '
-             'host computation and it warns nowhere; the tool keeps the call, walks into it '
-             'and warns HO2001 on every instruction inside (dynamic-slice, compares, '
-             'selects, adds, multiply, scatter)'))
+             'x.at[i].set runs on the host.'))
 def compute_on_host_indexed_set(hjax, platform):
     """A host region that writes one row of the host state with x.at[i].set(...)."""
     jax, jnp, dev = _env()
@@ -1111,16 +1086,7 @@ def compute_on_host_indexed_set(hjax, platform):
              "backends' before_host-offloader dumps: `custom-call(...), "
              'custom_call_target="HostExecute"` and `async-start(...), '
              'async_execution_thread="host"`), whose walk does not enter it; the conditional '
-             'runs on the host.'),
-         xfail=('XLA compiles it: the host call, conditional included, is an async HostExecute '
-             'before the HostOffloader (HostOffloadingPrepare); the tool walks into the call '
-             "and refuses the conditional whose branch selector is host data (HO9002, XLA's "
-             "CHECK in the HostOffloader's conditional handling), exit 1"),
-         xfail_warning=('XLA makes the compute_on call an async HostExecute before the HostOffloader '
-             '(HostOffloadingPrepare(kConvertToCustomCall)), so its walk never enters the '
-             'host computation and it warns nowhere; the tool keeps the call, walks into it '
-             'and warns HO2001 on every instruction inside (is-finite, reduce, convert, '
-             'subtract)'))
+             'runs on the host.'))
 def compute_on_host_cond(hjax, platform):
     """A host region with lax.cond (skip the update on a non-finite gradient)."""
     jax, jnp, dev = _env()
@@ -1147,11 +1113,7 @@ def compute_on_host_cond(hjax, platform):
              'custom-call on execution_thread "host" before the HostOffloader (both '
              "backends' before_host-offloader dumps: `custom-call(...), "
              'custom_call_target="HostExecute"` and `async-start(...), '
-             'async_execution_thread="host"`), whose walk does not enter it.'),
-         xfail_warning=('XLA makes the compute_on call an async HostExecute before the HostOffloader '
-             '(HostOffloadingPrepare(kConvertToCustomCall)), so its walk never enters the '
-             'host computation and it warns nowhere; the tool keeps the call, walks into it '
-             'and warns HO2001 on every instruction inside (converts, multiplies, subtracts)'))
+             'async_execution_thread="host"`), whose walk does not enter it.'))
 def compute_on_host_bf16_pytree(hjax, platform):
     """A host region over a pytree of bf16 params and f32 master weights."""
     jax, jnp, dev = _env()
