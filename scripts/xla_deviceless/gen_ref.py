@@ -190,7 +190,8 @@ def child(args, names_file, progress_file, out_root):
             import jax
             lower_dev = jax.devices("cpu")[0]
     kit = None
-    cases = {c[0]: c for c in list_cases(args.cases, None, REAL_OFFLOAD)} if any(
+    real = () if args.no_real else REAL_OFFLOAD
+    cases = {c[0]: c for c in list_cases(args.cases, None, real)} if any(
         not t["name"].startswith("jax/") for t in todo) else {}
     spmd_targets = {}
     for item in todo:
@@ -326,6 +327,7 @@ def run_batches(args, items, out_root):
             os.remove(progress)
         cmd = [sys.executable, os.path.abspath(__file__), "--child", names_file, progress,
                "--backend", args.backend, "--topology", args.topology, "--cases", args.cases,
+               *(["--no-real"] if args.no_real else []),
                "--out", out_root]
         if args.target_config:
             cmd += ["--target-config", args.target_config]

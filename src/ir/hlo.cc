@@ -817,6 +817,22 @@ void InstructionBuilder::SetLiteral(Instruction* instr,
   instr->payload().literal = instr->arena().CopyString(literal);
 }
 
+void InstructionBuilder::SetSliceDims(
+    Instruction* instr, absl::Span<const Instruction::SliceDim> dims) {
+  std::string text = "slice={";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    absl::StrAppend(&text, i ? ", " : "", "[", dims[i].start, ":", dims[i].limit);
+    if (dims[i].stride != 1) absl::StrAppend(&text, ":", dims[i].stride);
+    text += "]";
+  }
+  text += "}";
+  absl::string_view kept = instr->arena().CopyString(text);
+  Instruction::Extra& e = instr->extra();
+  e.slice_dims = instr->arena().CopyArray(dims.data(), dims.size());
+  e.slice_dim_count = static_cast<uint32_t>(dims.size());
+  instr->AppendAttribute(Attribute::Text(kept, 5, AttrKind::kRaw));
+}
+
 void InstructionBuilder::SetTupleIndex(Instruction* instr, int64_t index) {
   instr->index_ = index;
   instr->AppendAttribute(Attribute::Named("index", AttrKind::kIndex));

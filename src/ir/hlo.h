@@ -743,6 +743,9 @@ class InstructionBuilder {
   static void SetDynamicSliceSizes(Instruction* instr,
                                    absl::Span<const int64_t> sizes);
   static void SetLiteral(Instruction* instr, absl::string_view literal);
+  // slice={[start:limit], ...} of a slice (a stride of 1 is not printed).
+  static void SetSliceDims(Instruction* instr,
+                           absl::Span<const Instruction::SliceDim> dims);
   static void SetTupleIndex(Instruction* instr, int64_t index);
   // Gives `instr`, which calls nothing yet, the called computations
   // `computations` under attribute `attr_name` (`calls`, `to_apply`,

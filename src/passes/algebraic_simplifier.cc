@@ -105,6 +105,21 @@ class Simplifier {
  public:
   explicit Simplifier(Module& module) : module_(module) {}
 
+  // The layout-insensitive rewrites (algsimp-layout-insensitive).
+  bool VisitLayoutInsensitive(Instruction* instr) {
+    if (instr->IsDead() || !instr->control_predecessors().empty()) return false;
+    if (instr->opcode() == HloOpcode::kSelect && instr->operand_count() == 3) {
+      Instruction* on_true = Operand(instr, 1);
+      return on_true == Operand(instr, 2) &&
+             shape_util::Compatible(instr->shape(), on_true->shape()) &&
+             Replace(instr, on_true);
+    }
+    if (instr->opcode() == HloOpcode::kDynamicSlice) {
+      return HandleDynamicSlice(instr);
+    }
+    return false;
+  }
+
   // Moves the uses of what was replaced in `comp` and removes it, with the
   // operands it leaves unused (the end of XLA's ReplaceInstruction, once
   // per computation: see MoveUses).
@@ -230,6 +245,64 @@ class Simplifier {
     return false;
   }
 
+  bool HandleDynamicSlice(Instruction* ds) {
+    if (ds->operand_count() < 1 || !ds->shape().IsArray()) return false;
+    Instruction* operand = Operand(ds);
+    const Shape& os = operand->shape();
+    if (ds->shape().rank() == 0 || shape_util::Compatible(os, ds->shape())) {
+      return shape_util::Compatible(os, ds->shape()) && Replace(ds, operand);
+    }
+    if (operand->opcode() == HloOpcode::kConstant || !os.IsArray() ||
+        ds->operand_count() != os.rank() + 1 || ds->shape().rank() != os.rank()) {
+      return false;
+    }
+    std::vector<Instruction::SliceDim> dims;
+    for (int64_t d = 0; d < os.rank(); ++d) {
+      const Instruction* start = Operand(ds, d + 1);
+      int64_t offset = 0;
+      if (start->opcode() != HloOpcode::kConstant ||
+          !IsIntegralType(start->shape().element_type) ||
+          !FirstInteger(start->literal_text(), &offset) || offset < 0) {
+        return false;
+      }
+      const int64_t size = ds->shape().dimensions[d];
+      const int64_t begin = std::min(os.dimensions[d] - size, offset);
+      dims.push_back({begin, begin + size, 1});
+    }
+    Computation* comp = ds->parent();
+    Instruction* slice = comp->AddInstruction(HloOpcode::kSlice, ds->shape(),
+                                              {operand}, ds->name());
+    InstructionBuilder::SetSliceDims(slice, dims);
+    if (HasPrintedOpName(ds)) slice->set_metadata_from(*ds);
+    slice->set_input_from(*ds, ds->input_computation());
+    if (!Replace(ds, slice)) {
+      comp->RemoveInstruction(slice);
+      return false;
+    }
+    return true;
+  }
+
+  static bool IsIntegralType(PrimitiveType t) {
+    switch (t) {
+      case PrimitiveType::kS8: case PrimitiveType::kS16: case PrimitiveType::kS32:
+      case PrimitiveType::kS64: case PrimitiveType::kU8: case PrimitiveType::kU16:
+      case PrimitiveType::kU32: case PrimitiveType::kU64:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // The first integer of a constant's literal text (`3`, `{3}`), as XLA's
+  // Literal::GetFirstInteger.
+  static bool FirstInteger(absl::string_view text, int64_t* value) {
+    size_t i = text.find_first_of("-0123456789");
+    if (i == absl::string_view::npos) return false;
+    size_t j = i + 1;
+    while (j < text.size() && absl::ascii_isdigit(text[j])) ++j;
+    return absl::SimpleAtoi(text.substr(i, j - i), value);
+  }
+
   bool HandleTranspose(Instruction* transpose) {
     Instruction* operand = Operand(transpose);
     std::vector<int64_t> dims;
@@ -318,8 +391,10 @@ absl::StatusOr<bool> AlgebraicSimplifier::Run(Module& module) {
   bool changed = false;
   Simplifier simplifier(module);
   for (const auto& comp : module.computations()) {
+    if (!layout_sensitive_ && comp->execution_thread() != "main") continue;
     for (Instruction* instr : comp->MakeInstructionPostOrder()) {
-      changed |= simplifier.Visit(instr);
+      changed |= layout_sensitive_ ? simplifier.Visit(instr)
+                                   : simplifier.VisitLayoutInsensitive(instr);
     }
     simplifier.Finish(comp.get());
   }

@@ -44,9 +44,14 @@ bool XlaTransposeIsBitcast(const Shape& input, const Shape& output,
 class AlgebraicSimplifier : public HloPass {
  public:
   static constexpr int kMaxChain = 64;
-  explicit AlgebraicSimplifier(const PassContext& context)
-      : context_(context) {}
-  absl::string_view name() const override { return "algsimp"; }
+  // `layout_sensitive`: algsimp (after layout assignment); otherwise
+  // algsimp-layout-insensitive (before it).
+  explicit AlgebraicSimplifier(const PassContext& context,
+                               bool layout_sensitive = true)
+      : context_(context), layout_sensitive_(layout_sensitive) {}
+  absl::string_view name() const override {
+    return layout_sensitive_ ? "algsimp" : "algsimp-layout-insensitive";
+  }
   // One visit of each instruction in post order. Linear: the walk up a
   // chain of reshapes and copies stops after kMaxChain links (XLA walks the
   // whole chain; a longer chain of non-bitcast reshapes and copies is left
@@ -55,6 +60,7 @@ class AlgebraicSimplifier : public HloPass {
 
  private:
   PassContext context_;
+  bool layout_sensitive_;
 };
 
 }  // namespace hloff

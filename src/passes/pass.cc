@@ -8,6 +8,7 @@
 #include "passes/algebraic_simplifier.h"
 #include "passes/call_inliner.h"
 #include "passes/convert_memory_placement_to_internal_annotations.h"
+#include "passes/gather_expander.h"
 #include "passes/hlo_dce.h"
 #include "passes/host_compute_asyncifier.h"
 #include "passes/host_offload_legalize.h"
@@ -94,6 +95,16 @@ const std::vector<PassInfo>& PassRegistry() {
            return std::make_unique<HostOffloadingPrepare>(
                c, HostOffloadingPrepare::Rewrite::kElideMoveToHost);
          }},
+        {"algsimp-layout-insensitive",
+         "before layout assignment: select(p, x, x) becomes x; a dynamic-slice "
+         "with constant start indices becomes a slice",
+         [](const PassContext& c) {
+           return std::make_unique<AlgebraicSimplifier>(c, /*layout_sensitive=*/false);
+         }},
+        {"gather_expander",
+         "a gather of one constant index vector becomes a dynamic-slice and a "
+         "reshape (kEliminateSimpleGathers)",
+         [](const PassContext& c) { return std::make_unique<GatherExpander>(c); }},
         {"host-offloader",
          "track offloaded tensors, set host memory space, insert host/device "
          "copies and AllocateBuffers, remove the annotations",
@@ -136,6 +147,8 @@ const std::vector<absl::string_view>& XlaPipeline() {
       "host_compute_asyncifier",
       "host-offloading-prepare-convert-to-custom-call",
       // The "simplification" fixed point of RunOptimizationPasses.
+      "gather_expander",
+      "algsimp-layout-insensitive",
       "tuple-simplifier",
       "dce",
       // RunLayoutAssignmentPasses.
