@@ -51,22 +51,10 @@ _K_LAYOUT = (
     "before_host-offloader dump: gemm_fusion_dot.6 -> MoveToHost -> bitcast.9 -> dynamic-update-slice.9) and XLA "
     "logs no host-compute warning; hlo-offload has no layout assignment, keeps the reshape and "
     "flags it and the dynamic-update-slice as HO2001")
-_HOST_CALL = (
-    "XLA's HostOffloadingPrepare(kConvertToCustomCall) (xla/hlo/transforms/"
-    "host_offloading_prepare.cc, added before the HostOffloader in gpu_compiler.cc; libtpu "
-    "runs host-offloading-prepare-convert-to-custom-call) turns the _xla_compute_type=\"host\" "
-    "call into an async HostExecute custom call on execution_thread \"host\" first, so the "
-    "HostOffloader's walk never enters it and XLA logs no host-compute warning; hlo-offload's "
-    "check walks into the call and flags the arithmetic inside it as HO2001")
 _NAME_S1 = (
     "XLA's HLO parser (jaxlib 0.10.2) reads `s1` / `u1` as the primitive types S1 / U1 "
     "(xla_data.proto) and rejects them as instruction names (\"expects name\"); "
     "hlo-offload's parser accepts them, so it checks a module that XLA cannot read")
-_SELECT = (
-    "XLA's algebraic simplifier folds select(mask, vh, vh) to vh before the HostOffloader "
-    "(before_host-offloader dump: MoveToHost feeds MoveToDevice directly), so no host "
-    "compute is left; hlo-offload's check runs only the offloading passes and flags the "
-    "select as HO2001")
 _TPU_LAYOUT = (
     "libtpu's layout assignment gives the stacked activations a {1,2,0} layout so that the "
     "transpose between the loops becomes a bitcast (before_host-offloader dump: bitcast.5) "
@@ -82,16 +70,12 @@ DISAGREEMENTS = {
         _GPU_VERIFIER,
     "cuda12-plugin-0.10.2-h100_sxm:xla/061-dus-host-update-device-buffer": _GPU_VERIFIER,
     "*:jax/k_param_offload_scan_grad": _K_LAYOUT,
-    "*:bugs/B16-host-loop-in-scheduled-module": _HOST_CALL,
-    "*:bugs/B19-host-cond-large-passthrough": _HOST_CALL,
-    "*:jax/g_compute_on_host_update": _HOST_CALL,
     "*:xla/053-host-call-feeds-host-call": _NAME_S1,
     "*:xla/055-mth-in-loop-shared-broadcast": _NAME_S1,
     "*:xla/062-conditional-branches-offload": _NAME_S1,
     "*:xla/079-legalize-copy-through-opt-barrier": _NAME_S1,
     "*:xla/080-legalize-xpose-copy-on-param-streaming": _NAME_S1,
     "*:xla/092-convert-unpinned-host": _NAME_S1,
-    "*:xla/071-select-same-operand": _SELECT,
     "libtpu-0.0.42.1-v5e_2x2:bugs/B05-transpose-between-offload-loops": _TPU_LAYOUT,
 }
 
