@@ -708,7 +708,12 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
     SetMemorySpace(buffer.instruction, buffer.shape_index, kHostMemorySpace);
   }
   if (insert_copy_before) {
-    auto predecessors = GetPredecessors(start, call_graph_, operand_index);
+    // XLA asks for operand 0 when the start does not use the MoveToHost
+    // directly (GetPredecessors(start, operand_index.value_or(0)),
+    // WalkDownHostMemoryOffloadPaths), so a start with several operands
+    // reached through a bitcast takes its copy before operand 0.
+    auto predecessors =
+        GetPredecessors(start, call_graph_, operand_index.value_or(0));
     if (!predecessors.ok()) return FailFrom(predecessors.status(), start.instruction);
     if (predecessors->size() != 1) {
       return Fail(DiagCode::kHO9002,

@@ -1344,6 +1344,15 @@ def host_index_traced_no_put(hjax, platform):
     return _host_index_program(hjax, platform, lambda jax, jnp, a, i: a[i], put=False)
 
 
+_HOST_GATHER_GPU = (
+    "XLA's GPU compile accepts it: WalkDownHostMemoryOffloadPaths (host_offloader.cc) converts "
+    "the gather of host data into host compute, and the GPU backend compiles the host "
+    "computation; libtpu refuses the same module after the offloading passes (INTERNAL in its "
+    "CPU thunk emitter, cpu/thunk_emitter.cc). The tool gives one verdict for both backends, "
+    "the TPU one: HO3002, an error, exit 1. Telling the backends apart needs a backend "
+    "option that check does not have yet")
+
+
 def _host_take(jax, jnp, a, i):
     # JAX gathers only with indices in the operand's memory kind, and clamps them
     # (mode="clip") rather than comparing with a device constant (the default fill mode).
@@ -1369,11 +1378,7 @@ def _host_take(jax, jnp, a, i):
              'clamp of the indices, all three converted; the CPU compile of the host '
              'computation then fails (`cpu/thunk_emitter.cc:412 ... Fusion must have backend '
              'config`).'),
-         xfail={"cuda": ("XLA's GPU compile accepts it: the walks from the host parameter and from the "
-             "indices' MoveToHost both reach `%gather.2 = gather(%a.1, %bitcast.2)`, which "
-             'WalkDownHostMemoryOffloadPaths converts into host compute without failing; the '
-             'tool refuses the gather with HO9002 ("gather.2 has 2 operands where one was '
-             'expected; XLA\'s host offloader fails a CHECK here"), exit 1')},
+         xfail={"cuda": _HOST_GATHER_GPU},
          xfail_warning={"tpu": ('libtpu fuses the gather into a custom fusion before the HostOffloader '
              '(before_host-offloader: `gather_custom_fusion` (fusion), `pad.2`, `clamp`, all '
              'with op_name jit(f)/jit(_take)/gather) and warns on those three; the tool '
@@ -1400,8 +1405,7 @@ def host_take_to_device(hjax, platform):
              'after it are converted into host compute (GPU: gather.2 and mul.0; TPU: '
              "gather_custom_fusion, pad.2, clamp and mul.3, then the CPU thunk emitter's "
              'RET_CHECK).'),
-         xfail={"cuda": ("XLA's GPU compile accepts it (the gather and the multiply become host "
-             'compute); the tool refuses the two-operand host gather with HO9002, exit 1')},
+         xfail={"cuda": _HOST_GATHER_GPU},
          xfail_warning={"tpu": ('libtpu fuses the gather into gather_custom_fusion with a pad and clamp of the '
              'indices before the HostOffloader and warns on those three and the multiply; '
              'the tool warns on the gather and the multiply')})
