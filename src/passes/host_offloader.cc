@@ -136,8 +136,12 @@ class Offloader {
   // Tags `instr` host compute with XLA's warning (HO2001); `at`, when the
   // walk met it, adds the path taken, the ops allowed on a host path and a
   // fix to the warning.
+  // Tags `instr` host compute; `logged`: with XLA's "Found an instruction"
+  // warning (HO2001), which XLA logs in the walk but not for the
+  // dynamic-update-slices it converts afterwards.
   absl::Status MarkHostCompute(Instruction* instr,
-                               const WalkPosition* at = nullptr);
+                               const WalkPosition* at = nullptr,
+                               bool logged = true);
   // The hops from the tensor's origin to the value at `at.index`: the
   // origin, the hops to the walk start, and the walk's first-discovery path,
   // of which at most `max_walk_hops` (the nearest) when it is not 0.
@@ -343,8 +347,9 @@ std::vector<PathHop> Offloader::WalkPath(const WalkPosition& at,
 }
 
 absl::Status Offloader::MarkHostCompute(Instruction* instr,
-                                        const WalkPosition* at) {
-  if (warned_.insert({DiagCode::kHO2001, instr}).second && context_.diagnostics) {
+                                        const WalkPosition* at, bool logged) {
+  if (logged && warned_.insert({DiagCode::kHO2001, instr}).second &&
+      context_.diagnostics) {
     Diagnostic d = MakeDiagnostic(
         DiagCode::kHO2001,
         absl::StrCat("Found an instruction (\"", instr->name(),
@@ -1196,7 +1201,9 @@ absl::Status Offloader::HandleDynamicUpdateSlices() {
     bool update_host =
         dus->operand(1)->shape().memory_space() == kHostMemorySpace;
     if (update_host) {
-      RETURN_IF_ERROR(MarkHostCompute(dus));
+      // XLA's HandleDynamicUpdateSlices converts it without a log line; the
+      // lints say what it costs (HO3007).
+      RETURN_IF_ERROR(MarkHostCompute(dus, nullptr, /*logged=*/false));
       if (buffer_host) SetMemorySpace(dus, {}, kHostMemorySpace);
       continue;
     }

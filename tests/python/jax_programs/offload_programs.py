@@ -345,17 +345,11 @@ def remat_offload_scan_grad(hjax, platform):
          xfail="XLA's compile fails after the offloading passes with INTERNAL (TPU: the "
                "async-start operand shape check after optimization; GPU: the "
                "end-of-post-layout_assignment shape check of the outer loop's tuple, an "
-               "f32[2,3,8,64] in S(5) where device memory is expected); the tool models XLA "
-               "only up to the HostOffloader and reports warnings only (HO2001, HO2002, "
-               "HO3005, HO3007, HO3009), exit 0",
-         xfail_warning=(
-             "XLA converts one instruction into host compute, the backward outer scan's "
-             "dynamic-slice of the stacked host buffer (dynamic_slice.10 on GPU, .20 on TPU); "
-             "the tool warns HO2001 for it (dynamic_slice.10) and also for the forward outer "
-             "scan's dynamic-update-slice (dynamic_update_slice.4) that writes the inner "
-             "scan's host stack into the outer buffer, which XLA's HostOffloader moves to "
-             "host memory without a warning (its S(5) result is what XLA's later INTERNAL "
-             "shape check names: dynamic_update_slice.2 in tuple.7 on GPU)"))
+               "f32[2,3,8,64] in S(5) where device memory is expected: ShapeVerifier, "
+               "xla/service/hlo_verifier.cc); the tool models XLA only up to the "
+               "HostOffloader, where XLA raises nothing, and reports warnings (HO2001, "
+               "HO2002, HO3005, HO3007 and HO3009, which names this pattern), exit 0; "
+               "modelling the backends' later verifiers is out of its reach")
 def remat_offload_nested_scan_grad(hjax, platform):
     jax, jnp, dev = _env()
     policy = _offload_policy(jax, ["h"])

@@ -145,6 +145,48 @@ def hloff_check(hloff_bin, text, tmp_path):
     return proc.returncode, diags, proc.stderr
 
 
+_WARNED = re.compile(r'Found an instruction \("([^"]+)"\)')
+_OP_NAME = re.compile(r'op_name="([^"]*)"')
+
+
+def _op_name_in(text, name):
+    """The metadata op_name of instruction `name` in HLO `text`, or None."""
+    m = re.search(r"^\s*(?:ROOT )?%?" + re.escape(name) + r" = .*$", text, re.M)
+    if not m:
+        return None
+    op = _OP_NAME.search(m.group(0))
+    return op.group(1) if op else None
+
+
+def warned_keys_of_xla(row):
+    """What XLA converted into host compute, by the name the input gave the instruction:
+    XLA's StableHLO round trip renames instructions but keeps each corpus instruction's
+    name as its op_name (gen_ref.py), and a JAX program's instructions carry JAX's
+    op_name or keep their names; read from XLA's own before_host-offloader dump."""
+    names = {m.group(1) for m in map(_WARNED.search, row.get("host_compute_warnings", [])) if m}
+    if not names:
+        return set()
+    dumps = sorted((row["_dir"] / "xla_dump").glob("*before_host-offloader*"))
+    assert dumps, "no before_host-offloader dump kept for %s" % row["name"]
+    dump = dumps[0].read_text()
+    keys = set()
+    for name in names:
+        assert re.search(r"^\s*(?:ROOT )?%?" + re.escape(name) + " = ", dump, re.M), (
+            "%s not in XLA's dump %s" % (name, dumps[0].name))
+        keys.add(_op_name_in(dump, name) or name)
+    return keys
+
+
+def warned_keys_of_tool(row, ho2001, text):
+    """The tool's HO2001 instructions, keyed as warned_keys_of_xla keys XLA's: by the
+    op_name of the instruction in the module checked, else by its name."""
+    keys = set()
+    for d in ho2001:
+        name = _WARNED.search(d["message"]).group(1)
+        keys.add(_op_name_in(text, name) or name)
+    return keys
+
+
 def params():
     """One pytest param per stored module, with its skip or xfail mark."""
     out = []
@@ -166,7 +208,8 @@ def params():
 @pytest.mark.parametrize("row,verdict", params())
 def test_verdict_matches_xla(row, verdict, hloff_bin, shared_dir, tmp_path):
     """hlo-offload's whole-pipeline verdict is XLA's (see the module docstring)."""
-    rc, diags, stderr = hloff_check(hloff_bin, module_text(row, shared_dir), tmp_path)
+    text = module_text(row, shared_dir)
+    rc, diags, stderr = hloff_check(hloff_bin, text, tmp_path)
     errors = [d for d in diags if d.get("severity") == "error"]
     codes = sorted({d.get("code") for d in errors})
     ho2001 = [d for d in diags if d.get("code") == "HO2001"]
@@ -177,6 +220,10 @@ def test_verdict_matches_xla(row, verdict, hloff_bin, shared_dir, tmp_path):
         assert bool(ho2001) == xla_warned, (
             "XLA logged %d host-compute warning(s); hlo-offload gave %d HO2001" % (
                 row.get("host_compute_warning_count", 0), len(ho2001)))
+        # Instruction by instruction: the set XLA converts is the set the tool warns on.
+        assert warned_keys_of_tool(row, ho2001, text) == warned_keys_of_xla(row), (
+            "XLA converted %s; hlo-offload warned HO2001 on %s" % (
+                sorted(warned_keys_of_xla(row)), sorted(warned_keys_of_tool(row, ho2001, text))))
     elif verdict == "parse-error":
         assert rc == 2, "XLA's parser rejects it (%s); hlo-offload: exit %d, %s" % (
             row["error"].splitlines()[0][:200], rc, codes)
