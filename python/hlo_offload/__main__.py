@@ -88,9 +88,9 @@ class _StableHloRun:
         c = self.command
         opts = {"format": "text", "output": None, "in_place": False, "strategy": None,
                 "passes": [], "lints": True, "budget": None, "trace": 0, "split": False,
-                "max_nodes": 400, "flags": {}, "files": []}
+                "max_nodes": 400, "flags": {}, "files": [], "platform": None}
         with_value = {"--format", "-o", "--output", "--strategy", "--passes",
-                      "--pinned-host-budget", "--max-nodes"}
+                      "--pinned-host-budget", "--max-nodes", "--platform"}
         flags = {
             "--disable-automatic-host-compute-offload": "xla_disable_automatic_host_compute_offload",
             "--allow-h2h-copy-when-automatic-host-compute-offload-disabled":
@@ -154,6 +154,14 @@ class _StableHloRun:
                         raise _Usage("--passes names no pass (see --list-passes)")
                 elif name == "--pinned-host-budget":
                     opts["budget"] = value
+                elif name == "--platform":
+                    # What a .mlir file was lowered for (the text does not say); an
+                    # unknown one is refused with the front end's words.
+                    from ._jax import _check_platform
+                    try:
+                        opts["platform"] = _check_platform(value)
+                    except ValueError as e:
+                        raise _Usage(f"--platform: {e}") from None
                 elif name == "--max-nodes":
                     if not value.isdigit():
                         raise _Usage(f"--max-nodes: '{value}' is not a whole number")
@@ -214,6 +222,7 @@ class _StableHloRun:
                     sys.stderr.write(f"hlo-offload: error: unknown pass '{p}' "
                                      "(see --list-passes)\n")
                     return USAGE_EXIT
+        self.front = {}   # outcome id -> the front end's diagnostics (HO0002)
         outcomes = []
         status = 0
         several = len(opts["files"]) > 1
@@ -224,6 +233,13 @@ class _StableHloRun:
             err_parts.append(err)
             if outcome is not None:
                 outcomes.append(outcome)
+                front = self.front.get(id(outcome), [])
+                if front and (opts["format"] == "text" or self.command != "check"):
+                    err_parts.append("".join(map(str, front)))
+                elif front and opts["format"] == "xla":
+                    err_parts.append("".join(
+                        (f"{file}: " if several else "") +
+                        f"INVALID_ARGUMENT: {d.message}\n" for d in front))
                 if opts["format"] in ("text", "xla") or self.command != "check":
                     err_parts.append(_api._decode(outcome.diagnostics(
                         opts["format"] if self.command == "check" else "text", several)))
@@ -254,7 +270,7 @@ class _StableHloRun:
             try:
                 with open(file, "rb") as f:
                     data = f.read()
-                xla = _api._from_stablehlo(data, None, file, file=file,
+                xla = _api._from_stablehlo(data, opts["platform"], file, file=file,
                                            split_input_file=opts["split"]).xla
             except ImportError as e:
                 return None, USAGE_EXIT, f"hlo-offload: error: {file}: {e}\n"
@@ -282,6 +298,12 @@ class _StableHloRun:
         args.passes = opts["passes"]
         args.keep_modules = self.command in ("opt", "fmt", "fix")
         outcome = _core.run(self.command, inp.text, inp.file, args)
+        front = _api.front_end_diagnostics(inp.xla, file)
+        if front and not outcome.read_error:
+            # HO0002: the file was lowered for the CPU; an error whatever the core found,
+            # and nothing is written (opt, fix, report).
+            self.front[id(outcome)] = front
+            return outcome, max(outcome.exit_status, 1), note
         if outcome.read_error:
             msg = _api._decode(outcome.read_error)
             if opts["format"] == "json" and self.command == "check":
@@ -294,15 +316,42 @@ class _StableHloRun:
         c = self.command
         if c == "check":
             if opts["format"] == "json":
-                return _core.render_json(outcomes)
+                return self._with_front(_core.render_json(outcomes), outcomes, "json")
             if opts["format"] == "sarif":
-                return _core.render_sarif(outcomes)
+                return self._with_front(_core.render_sarif(outcomes), outcomes, "sarif")
             return None
         if status != 0 or not outcomes:
             return None
         if c == "report":
             return _core.render_reports(outcomes, opts["format"])
         return _core.printed_modules(outcomes)
+
+
+    def _with_front(self, rendered: bytes, outcomes, fmt: str) -> bytes:
+        """The core's JSON or SARIF document with the front end's diagnostics (HO0002)
+        put first among their file's, as the core would put its own."""
+        if not any(id(o) in self.front for o in outcomes):
+            return rendered
+        import json
+        doc = json.loads(rendered)
+        if fmt == "json":
+            for entry, o in zip(doc["files"], outcomes):
+                entry.setdefault("diagnostics", [])[:0] = [
+                    d.to_json() for d in self.front.get(id(o), [])]
+        else:
+            run = doc["runs"][0]
+            rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+            added = []
+            for o in outcomes:
+                for d in self.front.get(id(o), []):
+                    result = {"level": "error", "locations": [{"physicalLocation": {
+                        "artifactLocation": {"uri": d.file}}}],
+                        "message": {"text": d.message}, "ruleId": d.code}
+                    if d.code in rules:
+                        result["ruleIndex"] = rules.index(d.code)
+                    added.append(result)
+            run["results"][:0] = added
+        return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def _write_atomically(path: str, data: bytes) -> None:

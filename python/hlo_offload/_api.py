@@ -17,7 +17,8 @@ from typing import Any, Optional
 
 from . import _core
 from ._types import (Diagnostic, FixError, FixedModule, ParseError, Report, Result,
-                     _undecodable_bytes_error, _unencodable_text_error)
+                     _front_end_diagnostic, _undecodable_bytes_error,
+                     _unencodable_text_error)
 
 __all__ = ["check", "fix", "report", "explain", "codes", "passes", "executable",
            "STRATEGIES"]
@@ -357,7 +358,18 @@ def _result(outcome, inp: _Input, modules, *, keep_input: bool = False) -> Resul
         modules=[m["name"] for m in modules], file=inp.path,
         notes=list(inp.xla.notes) if inp.xla is not None else (),
         hlo_text=inp.xla.hlo_text if inp.xla is not None else None,
-        xla_input=inp.xla)
+        xla_input=inp.xla, front=front_end_diagnostics(inp.xla, inp.path))
+
+
+def front_end_diagnostics(xla, path: str) -> list:
+    """The errors the JAX front end found in a source before the core ran: HO0002 when
+    it was lowered for the CPU and its offload annotations were (or may have been)
+    dropped (docs/errors/HO0002.md)."""
+    if xla is None or not getattr(xla, "cpu_lowering", None):
+        return []
+    from ._jax import CPU_LOWERING_CODE, CPU_LOWERING_NAME
+    return [_front_end_diagnostic(CPU_LOWERING_CODE, CPU_LOWERING_NAME, xla.cpu_lowering,
+                                  file=path, notes=xla.cpu_lowering_notes)]
 
 
 def check(source, *args, platform: Optional[str] = None, lints: bool = True,
@@ -421,9 +433,11 @@ def fix(source, *args, strategy: str = "host-output", platform: Optional[str] = 
     try:
         modules = outcome.modules()
         _raise_parse_error(modules)
-        printed = _decode(_core.printed_modules([outcome])) if outcome.exit_status == 0 else ""
+        printed = _decode(_core.printed_modules([outcome])) \
+            if outcome.exit_status == 0 and not front_end_diagnostics(inp.xla, inp.path) \
+            else ""
         result = _result(outcome, inp, modules, keep_input=True)
-        if outcome.exit_status != 0:
+        if result.exit_status != 0:
             errors = result.errors
             first = (f": {errors[0].code}: {errors[0].message}" if errors else "")
             raise FixError(f"cannot fix {inp.path}{first}", result)
@@ -513,8 +527,10 @@ def report(source, *args, platform: Optional[str] = None, filename: Optional[str
     def render(fmt: str) -> str:
         return _decode(_core.render_reports([outcome], fmt))
 
+    notes = list(inp.xla.notes) if inp.xla is not None else []
+    notes += [f"{d.code}: {d.message}" for d in front_end_diagnostics(inp.xla, inp.path)]
     return Report(render=render, file=inp.path, modules=[m["name"] for m in modules],
-                  notes=list(inp.xla.notes) if inp.xla is not None else ())
+                  notes=notes)
 
 
 def explain(code: str) -> str:

@@ -52,6 +52,40 @@ _CPU_NOTE = (
     "jax.jit(f).trace(*args).lower(lowering_platforms=('tpu',)), or call from_jax on the "
     "jitted function")
 
+# HO0002 (docs/errors/HO0002.md): an input lowered for the CPU, whose offload annotations
+# JAX dropped. JAX 0.10.2 registers the lowering that writes a device_put's
+# annotate_device_placement for platform='tpu' and 'gpu' only
+# (`_tpu_gpu_device_put_lowering` in jax/_src/dispatch.py; the remat offload policies
+# lower through the same device_put); on the CPU the value passes through unchanged. The
+# memory kinds on `main` stay (mlir.py `lower_jaxpr_to_module`), so a program that moved
+# a value to host memory and returns it in device memory (E1200 on the accelerator)
+# reads as clean.
+CPU_LOWERING_CODE = "HO0002"
+CPU_LOWERING_NAME = "InputLoweredForCpu"
+CPU_LOWERING_HOW = (
+    "check the program lowered for the accelerator: hlo_offload.check(jax.jit(f), *args) "
+    "lowers it for TPU on any machine (platform=\"cuda\" for a GPU), or lower it "
+    "yourself with lowered = jax.jit(f).trace(*args).lower(lowering_platforms=(\"tpu\",)) "
+    "and check lowered or lowered.as_text()")
+_CPU_LOWERED = (
+    "the {what} was made for the CPU (jax.jit(f).lower(...) on a machine without a TPU "
+    "or GPU, or lowering_platforms=(\"cpu\",)), and the program uses memory kinds "
+    "(mhlo.memory_kind on its arguments or results): JAX's CPU lowering drops the offload "
+    "annotations (a device_put to a host memory kind, remat offload policies), so what "
+    "XLA offloads on the accelerator is missing from this module and its faults (E1200) "
+    "cannot be seen")
+_UNKNOWN_LOWERING = (
+    "the StableHLO text does not say which platform it was lowered for; its program uses "
+    "memory kinds (mhlo.memory_kind on main's arguments or results), yet it has no offload "
+    "annotation that only a TPU or GPU lowering writes (that of a device_put to a memory "
+    "kind or of a remat offload policy), which is what a lowering for the CPU "
+    "(jax.jit(f).lower(...) on a machine without a TPU or GPU) looks like: that lowering "
+    "drops those annotations, so what XLA offloads on the accelerator may be missing and "
+    "its faults (E1200) cannot be seen")
+_STATE_PLATFORM = (
+    "if the text was lowered for the TPU or GPU, say so: platform=\"tpu\" "
+    "(--platform=tpu on the command line)")
+
 
 @dataclass
 class XlaInput:
@@ -73,7 +107,12 @@ class XlaInput:
     out_tree: the JAX PyTreeDef of the outputs (for building a pytree of memory kinds);
         None for text sources.
     platform: the platform lowered for: "tpu", "cuda", "rocm" or "cpu".
-    notes: what the caller should know about this module (e.g. a CPU lowering).
+    notes: what the caller should know about this module (e.g. that it was lowered for
+        the CPU on request).
+    cpu_lowering: for a `Lowered` made for the CPU, or StableHLO text that reads as one
+        (docs/JAX.md, "Lowered for the CPU"), whose program uses memory kinds, the message
+        of the HO0002 error the API reports (the offload annotations were dropped, or may
+        have been); None otherwise. cpu_lowering_notes: how to get the right input.
     """
 
     hlo_text: str
@@ -89,6 +128,10 @@ class XlaInput:
     output_memory_spaces: list[int] = field(default_factory=list)
     # Whether the entry parameters are one tuple (JAX's `tuple_args`).
     tuple_args: bool = False
+    # HO0002's message when the module is (or reads as) a lowering for the CPU whose
+    # offload annotations JAX dropped; None otherwise. `cpu_lowering_notes`: what to do.
+    cpu_lowering: str | None = None
+    cpu_lowering_notes: list[str] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------------------
@@ -180,7 +223,11 @@ def from_stablehlo_text(text: str, platform: str | None = None,
                         source_file: str | None = None) -> XlaInput:
     """Converts StableHLO text (`Lowered.as_text()`) to the HLO module XLA would compile.
 
-    platform: the platform the text was lowered for (recorded only; default "tpu").
+    platform: the platform the text was lowered for ("tpu", "cuda", "rocm", "cpu"), or
+        None when it is not known: the text itself does not say. With None (or "cpu"),
+        text whose program uses memory kinds and that has no annotation only a TPU or GPU
+        lowering writes gets `cpu_lowering` (HO0002; docs/JAX.md, "Lowered for the CPU").
+        The module is converted the same way for every platform.
     tuple_args: whether the client compiles it with tupled arguments (PJRT's
         `parameter_is_tupled_arguments`; JAX tuples them on TPU above 2000 arguments).
     source_name: the name a parse error gives the text (default "<string>").
@@ -206,17 +253,17 @@ def from_stablehlo_text(text: str, platform: str | None = None,
         asm = text.encode("utf-8")  # what the parser reads; refuses lone surrogates
     except UnicodeEncodeError as e:
         raise _types()._unencodable_text_error(text, e, name) from None
-    platform = _check_platform(platform or "tpu")
+    stated = _check_platform(platform) if platform is not None else None
+    platform = stated or "tpu"
     context = jax_mlir.make_ir_context()
     try:
         module = ir.Module.parse(asm, context=context)
     except Exception as e:  # MLIR's parse error carries the location
         raise _stablehlo_parse_error(text, e, name) from e
-    notes = []
-    if platform == "cpu":
-        notes.append(_CPU_NOTE.replace("the Lowered was", "the text was"))
+    check = "cpu" if stated == "cpu" else ("unknown" if stated is None else None)
     return _convert(module, platform=platform, tuple_args=tuple_args,
-                    out_tree=None, notes=notes, text_file=source_file or "")
+                    out_tree=None, notes=[], text_file=source_file or "",
+                    cpu_check=check, what="StableHLO text")
 
 
 # MLIR's `loc("NAME":LINE:COL)`; a text parsed from a string is named "-".
@@ -355,7 +402,9 @@ def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
         `traced.lower(lowering_platforms=(platform,))`: on a machine without the
         accelerator this is the only way to keep the offload annotations, which JAX's CPU
         lowering drops. A `Lowered` keeps the platform it was made for; when that is
-        "cpu" the result carries a note saying so.
+        "cpu" and its program uses memory kinds, the result's `cpu_lowering` says that
+        the annotations were dropped (HO0002). A function or Traced lowered for "cpu"
+        because platform="cpu" was asked for carries a note instead.
     Raises ImportError without jax; TypeError for a source of another kind, or arguments
     passed with a Traced or Lowered; ValueError for an unknown platform, a platform that
     contradicts a Lowered's, or a module jaxlib cannot convert.
@@ -378,8 +427,7 @@ def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
             used = want
         else:
             used = lowered_platforms[0] if lowered_platforms else "tpu"
-        if used == "cpu":
-            notes.append(_CPU_NOTE)
+        cpu_check = "cpu" if used == "cpu" else None
         if len(lowered_platforms) > 1:
             notes.append(
                 f"the Lowered was made for several platforms ({', '.join(lowered_platforms)}):"
@@ -406,6 +454,7 @@ def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
                 f"from_jax takes a jax.jit-wrapped function, Traced or Lowered, not "
                 f"{type(source).__name__}")
         lowered = traced.lower(lowering_platforms=(used,))
+        cpu_check = None  # lowered for the CPU only when asked for, by platform="cpu"
         if used == "cpu":
             notes.append(_CPU_NOTE.replace("the Lowered was made", "it was lowered"))
     module = lowered.compiler_ir("stablehlo")
@@ -413,7 +462,8 @@ def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
         raise ValueError("the Lowered has no StableHLO module")
     tuple_args = _tuple_args(lowered, used)
     return _convert(module, platform=used, tuple_args=tuple_args,
-                    out_tree=getattr(lowered, "out_tree", None), notes=notes)
+                    out_tree=getattr(lowered, "out_tree", None), notes=notes,
+                    cpu_check=cpu_check, what="Lowered")
 
 
 def _tuple_args(lowered, platform: str) -> bool:
@@ -508,7 +558,8 @@ def _arg_name(block_arg, attrs, ir) -> str:
 
 
 def _convert(module, *, platform: str, tuple_args: bool, out_tree, notes,
-             text_file: str = "") -> XlaInput:
+             text_file: str = "", cpu_check: str | None = None,
+             what: str = "Lowered") -> XlaInput:
     _, jax_mlir, jaxlib_ext, xla_client, ir = _import_jax()
     with module.context:
         main = _main_function(module, ir)
@@ -521,6 +572,14 @@ def _convert(module, *, platform: str, tuple_args: bool, out_tree, notes,
         output_kinds = _memory_kinds(res_dicts, ir)
         input_paths = [_arg_name(a, d, ir) for a, d in zip(block_args, arg_dicts)]
         output_paths = [_string_attr(d, "jax.result_info", ir) or "" for d in res_dicts]
+        cpu_lowering, cpu_notes = None, []
+        if cpu_check is not None and _uses_memory_kinds(arg_dicts, res_dicts, ir):
+            if cpu_check == "cpu":
+                cpu_lowering = _CPU_LOWERED.format(what=what)
+                cpu_notes = [CPU_LOWERING_HOW]
+            elif not _has_accelerator_annotation(module, main, output_kinds, ir):
+                cpu_lowering = _UNKNOWN_LOWERING
+                cpu_notes = [CPU_LOWERING_HOW, _STATE_PLATFORM]
         for d in list(arg_dicts) + list(res_dicts):
             if _string_attr(d, "mhlo.layout_mode", ir) == "auto" and \
                     _string_attr(d, "mhlo.memory_kind", ir) in ("pinned_host",
@@ -560,7 +619,105 @@ def _convert(module, *, platform: str, tuple_args: bool, out_tree, notes,
                     output_memory_kinds=output_kinds, input_memory_kinds=input_kinds,
                     out_tree=out_tree, platform=platform, notes=list(notes),
                     input_memory_spaces=in_spaces, output_memory_spaces=out_spaces,
-                    tuple_args=tuple_args)
+                    tuple_args=tuple_args, cpu_lowering=cpu_lowering,
+                    cpu_lowering_notes=cpu_notes)
+
+
+def _uses_memory_kinds(arg_dicts, res_dicts, ir) -> bool:
+    """Whether JAX wrote a memory kind on any argument or result of `main`. JAX 0.10.2
+    writes none when every memory kind of the program is the default one, transfers in
+    the jaxpr included (`are_all_shardings_default_mem_kind` in
+    jax/_src/interpreters/pxla.py `lower_sharding_computation`, then
+    `lower_jaxpr_to_module` in mlir.py): then no lowering has an offload annotation to
+    drop, and the CPU's module is the TPU's."""
+    return any(_string_attr(d, "mhlo.memory_kind", ir) is not None
+               for d in list(arg_dicts) + list(res_dicts))
+
+
+_ANNOTATE = "annotate_device_placement"
+
+
+def _placement(op, ir) -> str | None:
+    """The `_xla_buffer_placement` of an annotate_device_placement custom call."""
+    if "mhlo.frontend_attributes" not in op.attributes:
+        return None
+    attrs = ir.DictAttr(op.attributes["mhlo.frontend_attributes"])
+    if "_xla_buffer_placement" not in attrs:
+        return None
+    return ir.StringAttr(attrs["_xla_buffer_placement"]).value
+_SHARDING_OPS = ("sdy.sharding_constraint", "mhlo.sharding")  # with custom_call @Sharding
+
+
+def _has_accelerator_annotation(module, main, output_kinds, ir) -> bool:
+    """Whether the module has an annotate_device_placement that JAX 0.10.2 writes only
+    when it lowers for TPU or GPU. A lowering for the CPU keeps two kinds (both are
+    written whatever the platform): the one on a result of `main` that out_shardings
+    gives a memory kind (mlir.py `lower_jaxpr_to_fun`, `wrap_with_memory_kind`, used only
+    by main's return, with that result's own memory kind: `wrap_with_memory_kind` takes
+    the kind the result is declared with), and the one on the result of a `compute_on`
+    call (compute_on.py `_compute_on_lowering`). Any other one (in a function other than main, used by
+    anything but main's return, or right after the sharding constraint a device_put to
+    a sharding writes on TPU and GPU) is a device_put's or a remat offload's
+    (`_tpu_gpu_device_put_lowering`, jax/_src/dispatch.py)."""
+    found = []
+
+    def owner_name(value):
+        owner = value.owner
+        if isinstance(owner, ir.Block):
+            return None, None
+        op = owner.operation if hasattr(owner, "operation") else owner
+        return op.name, op
+
+    def is_accelerator(op, in_main: bool) -> bool:
+        if not op.operands:
+            return True
+        name, src = owner_name(op.operands[0])
+        if name == "func.call" and "mhlo.frontend_attributes" in src.attributes and \
+                "_xla_compute_type" in str(src.attributes["mhlo.frontend_attributes"]):
+            return False   # compute_on's output annotation
+        if name in _SHARDING_OPS:
+            return True    # device_put to a sharding on TPU/GPU
+        if name == "stablehlo.custom_call" and \
+                ir.StringAttr(src.attributes["call_target_name"]).value == "Sharding":
+            return True
+        if not in_main:
+            return True
+        placement = _placement(op, ir)
+        uses = list(op.results[0].uses)
+        if not uses:
+            return True
+        for use in uses:
+            user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+            if user.name != "func.return":
+                return True
+            i = use.operand_number
+            if i >= len(output_kinds) or output_kinds[i] != placement:
+                return True   # not out_shardings' annotation of that result
+        return False
+
+    def walk(block, in_main):
+        for view in block.operations:
+            op = view.operation
+            if op.name == "stablehlo.custom_call" and \
+                    ir.StringAttr(op.attributes["call_target_name"]).value == _ANNOTATE:
+                if is_accelerator(op, in_main):
+                    found.append(op)
+                    return True
+            for region in op.regions:
+                for b in region.blocks:
+                    if walk(b, in_main):
+                        return True
+        return False
+
+    for view in module.body.operations:
+        op = view.operation
+        if op.name != "func.func":
+            continue
+        for region in op.regions:
+            for b in region.blocks:
+                if walk(b, op == main.operation):
+                    return True
+    return False
 
 
 # The metadata jaxlib writes for an operation whose location is MLIR's line in a text

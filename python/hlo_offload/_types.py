@@ -9,6 +9,7 @@ core decided.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import html
 import threading
 from dataclasses import dataclass, field
@@ -243,6 +244,26 @@ class Diagnostic:
         return self._text
 
 
+def _front_end_diagnostic(code: str, name: str, message: str, *, file: str,
+                          notes=()) -> Diagnostic:
+    """An error the Python front end reports before the core runs (HO0002: a lowering
+    for the CPU), shaped as the core shapes an unlocated error: the text of
+    src/diag/render.cc `RenderText` (`FILE: error: CODE: Name: message`, its notes, the
+    page to read) and the JSON entry of `DiagnosticToJson` (keys sorted)."""
+    help_uri = f"docs/errors/{code}.md"
+    text = f"{file}: error: {code}: {name}: {message}\n"
+    text += "".join(f"  {file}: note: {n}\n" for n in notes)
+    text += f"  note: see {help_uri} or run `hlo-offload explain {code}`\n"
+    j = {"code": code, "fixes": [], "help_uri": help_uri, "message": message,
+         "name": name, "severity": "error"}
+    if notes:
+        j["notes"] = [{"message": n} for n in notes]
+    j = dict(sorted(j.items()))   # nlohmann's objects are sorted by key
+    return Diagnostic(code=code, name=name, severity="error", message=message,
+                      notes=tuple(Note(n) for n in notes), file=file, help_uri=help_uri,
+                      _json=j, _text=text)
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
@@ -264,15 +285,20 @@ class Result:
 
     def __init__(self, *, text: str, offsets, render_json, counts, exit_status: int,
                  modules, file: str, notes=(), hlo_text: Optional[str] = None,
-                 xla_input: Any = None):
-        self._text = text
-        self._offsets = offsets
+                 xla_input: Any = None, front=()):
+        # `front`: errors of the JAX front end (HO0002), before the core's diagnostics.
+        self._front = list(front)
+        front_text = "".join(d._text for d in self._front)
+        self._text = front_text + text
+        self._offsets = [len(front_text) + o for o in offsets]
         self._render_json = render_json  # () -> (JSON text, the diagnostics' (file, module))
         self._json = None
         self._diagnostics = None
         self._lock = threading.Lock()
-        self._counts = counts
-        self.exit_status = exit_status
+        counts = list(counts)
+        counts[0] += sum(d.severity == "error" for d in self._front)
+        self._counts = tuple(counts)
+        self.exit_status = max(exit_status, 1) if self._front else exit_status
         self.modules = list(modules)
         self.file = file
         self.notes = list(notes)
@@ -286,10 +312,20 @@ class Result:
             import json
             doc = json.loads(self._render_json())
             self._render_json = None  # the core's result can go
-            diagnostics = []
+            diagnostics = list(self._front)
+            if self._front and doc["files"]:
+                first = doc["files"][0]
+                first.setdefault("diagnostics", [])[:0] = [d.to_json()
+                                                           for d in self._front]
+                diagnostics = [dataclasses.replace(d, module=first.get("module"))
+                               for d in self._front]
             k = 0
+            skip = len(self._front)
             for entry in doc["files"]:
                 for j in entry.get("diagnostics", ()):
+                    if skip:
+                        skip -= 1
+                        continue
                     a, b = self._offsets[k], self._offsets[k + 1]
                     diagnostics.append(Diagnostic._from_json(
                         j, file=entry.get("file"), module=entry.get("module"),
