@@ -16,6 +16,7 @@ The command line is `hlo-offload` (or `python -m hlo_offload`), as docs/CLI.md d
 
 from ._api import PIPELINES, STRATEGIES, check, codes, executable, explain, fix, passes, report
 from ._core import version as _version
+from ._guard import OffloadCheckError, OffloadCheckWarning, guard
 from ._types import (
     Diagnostic,
     FixedModule,
@@ -36,6 +37,7 @@ __all__ = [
     "fix",
     "report",
     "explain",
+    "guard",
     "codes",
     "passes",
     "executable",
@@ -51,5 +53,7 @@ __all__ = [
     "FixSuggestion",
     "ParseError",
     "FixError",
+    "OffloadCheckError",
+    "OffloadCheckWarning",
     "__version__",
 ]
