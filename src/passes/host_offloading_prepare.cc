@@ -80,7 +80,8 @@ absl::StatusOr<bool> HostOffloadingPrepare::Run(Module& module) {
       break;
     }
     InstructionBuilder::CopyOutputToOperandAliasing(*call, custom);
-    custom->set_origin_from(*call);
+    // Diagnostics name the call of the input, not its clone.
+    custom->set_origin(call->metadata(), call->loc(), call->origin_name());
     async->set_root(custom);
     async->RemoveInstruction(call);
     changed = true;

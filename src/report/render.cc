@@ -203,6 +203,21 @@ std::string RenderReportText(const Report& report) {
     }
   }
 
+  if (!report.host_computations.empty()) {
+    absl::StrAppend(&out, "\nhost computations (compute_on: run on the host on purpose): ",
+                    report.host_computations.size(), "\n");
+    for (const HostComputation& host : report.host_computations) {
+      absl::StrAppend(&out, "  ", host.call.name, LineSuffix(host.call.loc),
+                      " runs ", host.computation, " on the host\n");
+      std::string source = ProgramSourceText(host.source);
+      if (!source.empty()) absl::StrAppend(&out, "    from ", source, "\n");
+      absl::StrAppend(&out, "    in: ", HumanBytes(host.bytes_in_host),
+                      " from host memory, ", HumanBytes(host.bytes_in_device),
+                      " copied from device memory; out: ",
+                      HumanBytes(host.bytes_out), "\n");
+    }
+  }
+
   absl::StrAppend(&out, "\nhost memory:\n");
   absl::StrAppend(&out, "  host bytes in:  ", HumanBytes(report.host_bytes_in),
                   " in ", report.host_parameter_leaves,
@@ -367,6 +382,19 @@ nlohmann::ordered_json ReportToJson(const Report& report) {
                              {"bytes", buffer.bytes},
                              {"loop_carried", buffer.loop_carried}});
   }
+  nlohmann::ordered_json host_computations = nlohmann::ordered_json::array();
+  for (const HostComputation& host : report.host_computations) {
+    host_computations.push_back({{"call", host.call.name},
+                                 {"location", LocJson(host.call.loc)},
+                                 {"computation", host.computation},
+                                 {"source",
+                                  {{"file", host.source.file},
+                                   {"line", host.source.line},
+                                   {"op_name", host.source.op_name}}},
+                                 {"bytes_in_host", host.bytes_in_host},
+                                 {"bytes_in_device", host.bytes_in_device},
+                                 {"bytes_out", host.bytes_out}});
+  }
   nlohmann::ordered_json transfers = nlohmann::ordered_json::array();
   for (const Transfer& transfer : report.transfers) {
     transfers.push_back(
@@ -462,6 +490,7 @@ nlohmann::ordered_json ReportToJson(const Report& report) {
         {"per_step", std::move(per_step)}}},
       {"transfers", std::move(transfers)},
       {"loops", std::move(loops)},
+      {"host_computations", std::move(host_computations)},
       {"pipeline", {{"ok", report.pipeline.ok}, {"errors", std::move(errors)}}},
       {"notes", report.notes},
       {"graph",

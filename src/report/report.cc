@@ -748,7 +748,7 @@ std::string Plural(int64_t n, absl::string_view word) {
 bool Report::HasOffloading() const {
   return !offloads.empty() || host_parameter_leaves > 0 ||
          host_output_leaves > 0 || !host_intermediates.empty() ||
-         !transfers.empty();
+         !transfers.empty() || !host_computations.empty();
 }
 
 std::string Report::Verdict() const {
@@ -901,6 +901,37 @@ DevicePeak EstimateEntryDevicePeak(const Module& module) {
   return peak;
 }
 
+namespace {
+
+// The host async calls of `module` that wrap a HostExecute (or a call not
+// converted yet), with their inputs' and outputs' bytes.
+void CollectHostComputations(const Module& module, Report& report) {
+  for (const auto& comp : module.computations()) {
+    if (comp->execution_thread() != "main") continue;
+    for (const Instruction* start : comp->key_instructions()) {
+      if (start->IsDead() || !IsHostAsyncStart(start) ||
+          start->called_computations().empty()) {
+        continue;
+      }
+      const Instruction* root = start->called_computations()[0]->root();
+      if (root == nullptr || root->called_computations().empty()) continue;
+      HostComputation host;
+      host.call = Ref(start);
+      host.computation = root->called_computations()[0]->name();
+      host.source = SourceOf(module, start);
+      for (const Instruction* operand : start->operands()) {
+        int64_t bytes = shape_util::ByteSizeOf(operand->shape());
+        (AnyLeafIsHost(operand->shape()) ? host.bytes_in_host
+                                         : host.bytes_in_device) += bytes;
+      }
+      host.bytes_out = shape_util::ByteSizeOf(root->shape());
+      report.host_computations.push_back(std::move(host));
+    }
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
                                    absl::string_view file,
                                    const ReportOptions& options) {
@@ -973,6 +1004,7 @@ absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
           IntermediateHostBuffers(*module, call_graph, host_leaves);
     }
     CollectTransfers(*module, input_copies, report);
+    CollectHostComputations(*module, report);
     AddPipelineResultToGraph(*module, input_copies, report.graph);
     if (report.pipeline.ok) {
       DevicePeak peak = EstimateEntryDevicePeak(*module);

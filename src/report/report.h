@@ -177,6 +177,20 @@ struct LoopTransfers {
   std::vector<PipelinedWrite> pipelined_writes;
 };
 
+// A host computation: a call that runs on the host on purpose
+// (jax.experimental.compute_on("device_host"), `_xla_compute_type="host"`),
+// which the pipeline makes an async HostExecute (host_compute_asyncifier,
+// host-offloading-prepare): its inputs are read on the host, device ones
+// copied there when it starts; its outputs are host buffers.
+struct HostComputation {
+  InstructionRef call;      // the call, as the input names it
+  std::string computation;  // the computation that runs on the host
+  ProgramSource source;
+  int64_t bytes_in_host = 0;    // operands already in host memory
+  int64_t bytes_in_device = 0;  // operands copied from device memory
+  int64_t bytes_out = 0;        // its results
+};
+
 // The offload-relevant subgraph, for pictures: the instructions on the paths
 // from each offload start to its ends, one hop of context around them, and
 // the copies the pipeline inserts.
@@ -239,6 +253,8 @@ struct Report {
   int64_t host_intermediate_bytes = 0;
   std::vector<Transfer> transfers;
   std::vector<LoopTransfers> loops;
+  // The host computations after the pipeline, in module order.
+  std::vector<HostComputation> host_computations;
   // Copies between memory spaces that the pipeline inserts, each counted
   // once (static count) ...
   int64_t copies_inserted = 0;
