@@ -215,6 +215,14 @@ ModuleResult RunOnParsedModule(std::unique_ptr<Module> module,
     if (changed.ok() && lint) LintOutput(*module, facts, lints, options.lint);
     if (lint) LintVerdict(*module, facts, result.diagnostics, lints);
     for (Diagnostic& d : lints) result.diagnostics.push_back(std::move(d));
+    if (!options.codes.ReportsAll()) {
+      std::vector<Diagnostic>& all = result.diagnostics;
+      all.erase(std::remove_if(all.begin(), all.end(),
+                               [&](const Diagnostic& d) {
+                                 return !options.codes.Reports(d.code);
+                               }),
+                all.end());
+    }
     if (names.has_value()) {
       for (Diagnostic& d : result.diagnostics) names->Name(d);
     }

@@ -23,6 +23,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "diag/code_selection.h"
 #include "diag/diagnostic.h"
 #include "ir/hlo.h"
 #include "ir/text_buffer.h"
@@ -83,6 +84,10 @@ struct PipelineOptions {
   PassPipeline pipeline = PassPipeline::kXla;
   // check, opt and fix: run the HO3xxx lints (`--no-lints` clears it).
   bool lints = true;
+  // The codes reported (`--disable`, `--enable`; diag/code_selection.h): a
+  // diagnostic of another code is dropped from the result before anything
+  // looks at it, so it is printed in no format and fails no run.
+  CodeSelection codes;
   // The passes' options. check and fix always report every faulty entry
   // output (report_all_output_errors is set for them).
   OffloadOptions offload;

@@ -11,12 +11,14 @@
 #include <mutex>
 #include <new>
 #include <thread>
+#include <variant>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "diag/code_selection.h"
 #include "diag/render.h"
 #include "pipeline/pipeline.h"
 #include "support/byte_size.h"
@@ -38,6 +40,8 @@ struct Flags {
   std::string passes;
   std::string pipeline = "xla";
   bool no_lints = false;
+  std::vector<std::string> disable_codes;
+  std::vector<std::string> enable_codes;
   OffloadOptions offload;
   std::string pinned_host_budget;
   std::string fix_strategy;
@@ -77,6 +81,44 @@ void AddSplitInputFlag(CLI::App* app, Flags& flags) {
 void AddNoLintsFlag(CLI::App* app, Flags& flags) {
   app->add_flag("--no-lints", flags.no_lints,
                 "report only what XLA's passes report (no HO3xxx lints)");
+}
+
+// --disable and --enable (diag/code_selection.h). Each takes one value per
+// occurrence, so that `--disable HO3005 FILE` never takes FILE for a code.
+void AddCodeFlags(CLI::App* app, Flags& flags) {
+  app->add_option("--disable", flags.disable_codes,
+                  "drop the diagnostics of these codes (comma-separated; a "
+                  "prefix such as HO300 names every code it starts); only "
+                  "HO2xxx and HO3xxx can be disabled: errors XLA raises, "
+                  "parse errors and HO9xxx are always reported")
+      ->type_name("CODE[,CODE...]")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app->add_option("--enable", flags.enable_codes,
+                  "report only these codes among HO2xxx and HO3xxx (comma-"
+                  "separated codes or prefixes); errors are always reported")
+      ->type_name("CODE[,CODE...]")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+// The codes --disable and --enable select; INVALID_ARGUMENT for a code
+// that is unknown or cannot be disabled.
+absl::StatusOr<CodeSelection> CodesFrom(const Flags& flags) {
+  CodeSelection codes;
+  if (!flags.disable_codes.empty()) {
+    auto disabled =
+        ParseCodeList("--disable", flags.disable_codes, CodeListUse::kDisable);
+    if (!disabled.ok()) return disabled.status();
+    codes.disabled = *std::move(disabled);
+  }
+  if (!flags.enable_codes.empty()) {
+    auto enabled =
+        ParseCodeList("--enable", flags.enable_codes, CodeListUse::kEnable);
+    if (!enabled.ok()) return enabled.status();
+    codes.enabled = *std::move(enabled);
+  }
+  return codes;
 }
 
 void AddOutputFlag(CLI::App* app, Flags& flags, const std::string& description) {
@@ -271,8 +313,21 @@ int RunModules(Command command, const Flags& flags, PipelineOptions options,
   return exit_status;
 }
 
-int RunCheck(Flags& flags, std::ostream& out, std::ostream& err) {
+// OptionsFrom with the codes of --disable and --enable, or the usage
+// error's exit status.
+std::variant<PipelineOptions, int> OptionsWithCodes(const Flags& flags,
+                                                    std::ostream& err) {
   PipelineOptions options = OptionsFrom(flags);
+  auto codes = CodesFrom(flags);
+  if (!codes.ok()) return UsageError(err, codes.status().message());
+  options.codes = *std::move(codes);
+  return options;
+}
+
+int RunCheck(Flags& flags, std::ostream& out, std::ostream& err) {
+  auto with_codes = OptionsWithCodes(flags, err);
+  if (int* status = std::get_if<int>(&with_codes)) return *status;
+  PipelineOptions options = std::get<PipelineOptions>(std::move(with_codes));
   if (!flags.pinned_host_budget.empty()) {
     auto budget = ParseByteSize(flags.pinned_host_budget);
     if (!budget.ok()) {
@@ -286,7 +341,9 @@ int RunCheck(Flags& flags, std::ostream& out, std::ostream& err) {
 
 int RunOpt(Flags& flags, const CLI::App* opt, std::ostream& out,
            std::ostream& err) {
-  PipelineOptions options = OptionsFrom(flags);
+  auto with_codes = OptionsWithCodes(flags, err);
+  if (int* status = std::get_if<int>(&with_codes)) return *status;
+  PipelineOptions options = std::get<PipelineOptions>(std::move(with_codes));
   if (auto unknown = UnknownPass(options.passes)) {
     return UsageError(err, absl::StrCat("unknown pass '", *unknown,
                                         "' (see --list-passes)"));
@@ -299,7 +356,9 @@ int RunOpt(Flags& flags, const CLI::App* opt, std::ostream& out,
 }
 
 int RunFix(Flags& flags, std::ostream& out, std::ostream& err) {
-  PipelineOptions options = OptionsFrom(flags);
+  auto with_codes = OptionsWithCodes(flags, err);
+  if (int* status = std::get_if<int>(&with_codes)) return *status;
+  PipelineOptions options = std::get<PipelineOptions>(std::move(with_codes));
   options.fix_strategy = *ParseFixStrategy(flags.fix_strategy);
   if (flags.in_place && !flags.output.empty()) {
     return UsageError(err, "-o and --in-place exclude each other");
@@ -319,8 +378,13 @@ int RunFix(Flags& flags, std::ostream& out, std::ostream& err) {
 }
 
 int RunReport(const Flags& flags, std::ostream& out, std::ostream& err) {
-  PipelineResult result =
-      RunPipelineOnFile(Command::kReport, flags.report_input, OptionsFrom(flags));
+  // The report shows the errors that stop the pipeline, which no code
+  // selection drops; --disable and --enable are checked all the same.
+  auto with_codes = OptionsWithCodes(flags, err);
+  if (int* status = std::get_if<int>(&with_codes)) return *status;
+  PipelineResult result = RunPipelineOnFile(
+      Command::kReport, flags.report_input,
+      std::get<PipelineOptions>(std::move(with_codes)));
   err << RenderDiagnostics(result, DiagnosticFormat::kText);
   if (result.exit_status != kExitOk) return kExitUsage;
   ReportFormat format = flags.format == "json"   ? ReportFormat::kJson
@@ -478,6 +542,7 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
       ->check(CLI::IsMember({"text", "xla", "json", "sarif"}));
   AddSplitInputFlag(check, flags);
   AddNoLintsFlag(check, flags);
+  AddCodeFlags(check, flags);
   check->add_option("--pinned-host-budget", flags.pinned_host_budget,
                     "warn (HO3012) when the host-memory bytes at the entry "
                     "boundary exceed BYTES (e.g. 16GiB, 64GB, 1073741824)")
@@ -494,6 +559,7 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
   AddOutputFlag(opt, flags, "write the module here (atomically) instead of stdout");
   AddSplitInputFlag(opt, flags);
   AddNoLintsFlag(opt, flags);
+  AddCodeFlags(opt, flags);
   AddOffloadFlags(opt, flags, /*as_for_check=*/false);
   AddInputs(opt, flags, "HLO text file, a directory of them, or -", /*one=*/true);
 
@@ -515,6 +581,7 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
   fix->add_flag("--in-place", flags.in_place,
                 "replace FILE with the fixed module (atomically)");
   AddSplitInputFlag(fix, flags);
+  AddCodeFlags(fix, flags);
   AddOffloadFlags(fix, flags, /*as_for_check=*/false);
   AddInputs(fix, flags, "HLO text file, a directory of them, or -", /*one=*/true);
 
@@ -536,6 +603,7 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
                      "draw at most this many path instructions (default 400)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30)
                  .description("a whole number of nodes, 1 or more"));
+  AddCodeFlags(report, flags);
   AddOffloadFlags(report, flags, /*as_for_check=*/true);
   report->add_option("FILE", flags.report_input, "HLO text file or -")->required();
 
