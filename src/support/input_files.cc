@@ -75,32 +75,80 @@ bool LooksLikeHloText(const std::filesystem::path& path) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::string>> ExpandInputs(
-    const std::vector<std::string>& inputs) {
-  std::vector<std::string> files;
+bool IsAfterPassDumpName(absl::string_view file_name) {
+  // XLA names a dump `[PREFIX.]module_NNNN[.MODULE_NAME].SUFFIX`
+  // (FilenameFor in xla/service/dump.cc): the suffix follows the first
+  // `module_` + digits + '.'.
+  size_t at = 0;
+  absl::string_view suffix;
+  while ((at = file_name.find("module_", at)) != absl::string_view::npos) {
+    size_t digits = at + 7;
+    size_t end = digits;
+    while (end < file_name.size() && absl::ascii_isdigit(file_name[end])) ++end;
+    bool starts_part = at == 0 || file_name[at - 1] == '.';
+    if (starts_part && end > digits && end < file_name.size() &&
+        file_name[end] == '.') {
+      suffix = file_name.substr(end);  // with its leading '.'
+      break;
+    }
+    at = digits;
+  }
+  if (suffix.empty() || absl::EndsWith(suffix, ".before_optimizations.txt")) {
+    return false;
+  }
+  // `.after_PASS.before_PASS.txt`, `.after_optimizations.txt`,
+  // `.after_codegen.txt`, and the backends' `.cpu_after_optimizations.txt`,
+  // `.sm_9.0a_gpu_after_optimizations.txt`.
+  return absl::StrContains(suffix, ".after_") ||
+         absl::StrContains(suffix, "_after_optimizations");
+}
+
+absl::StatusOr<InputFiles> ListInputFiles(const std::vector<std::string>& inputs) {
+  InputFiles listed;
+  std::vector<std::string>& files = listed.files;
   for (const std::string& input : inputs) {
     std::error_code ec;
     if (input != "-" && std::filesystem::is_directory(input, ec)) {
       std::vector<std::string> found;
+      std::vector<std::string> after_pass;
       // The error_code overloads throughout: a directory that changes or
       // cannot be read while it is listed is an error, not an exception.
       std::filesystem::directory_iterator it(input, ec), end;
       for (; !ec && it != end; it.increment(ec)) {
         std::error_code type_ec;
         std::string ext = it->path().extension().string();
+        bool module = false;
         if (it->is_regular_file(type_ec) &&
             (ext == ".hlo" || (ext == ".txt" && LooksLikeHloText(it->path())))) {
-          found.push_back(it->path().string());
+          module = true;
         } else if (ext == ".hlo" && it->is_symlink(type_ec) &&
                    !it->exists(type_ec)) {
           // A *.hlo link to nothing is an input that cannot be read, not
           // one to skip without a word.
+          module = true;
+        }
+        if (!module) continue;
+        if (IsAfterPassDumpName(it->path().filename().string())) {
+          after_pass.push_back(it->path().string());
+        } else {
           found.push_back(it->path().string());
         }
       }
       if (ec) {
         return absl::NotFoundError(absl::StrCat("cannot list '", input,
                                                 "': ", ec.message()));
+      }
+      std::sort(after_pass.begin(), after_pass.end());
+      if (found.empty() && !after_pass.empty()) {
+        // Only dumps after a pass: nothing XLA's pipeline starts from.
+        return absl::NotFoundError(absl::StrCat(
+            "no HLO modules from before optimization in '", input, "': its ",
+            after_pass.size(),
+            after_pass.size() == 1 ? " module is an XLA dump" : " modules are XLA dumps",
+            " taken after a pass (per-pass or after-optimizations), which a "
+            "directory input skips; to read one anyway, name it on the "
+            "command line (e.g. ",
+            after_pass.front(), ")"));
       }
       if (found.empty()) {
         // A check pointed at the wrong folder must not pass.
@@ -111,6 +159,9 @@ absl::StatusOr<std::vector<std::string>> ExpandInputs(
       }
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
+      if (!after_pass.empty()) {
+        listed.skipped.push_back(SkippedDumps{input, std::move(after_pass)});
+      }
       continue;
     }
     if (input == "-" &&
@@ -121,6 +172,14 @@ absl::StatusOr<std::vector<std::string>> ExpandInputs(
     }
     files.push_back(input);
   }
-  return files;
+  return listed;
 }
+
+absl::StatusOr<std::vector<std::string>> ExpandInputs(
+    const std::vector<std::string>& inputs) {
+  auto listed = ListInputFiles(inputs);
+  if (!listed.ok()) return listed.status();
+  return std::move(listed->files);
+}
+
 }  // namespace hloff

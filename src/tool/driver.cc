@@ -239,13 +239,32 @@ int WriteOutput(Command command, const Flags& flags,
   return kExitOk;
 }
 
+// The note for the after-pass dumps a directory input left out: how many,
+// and how to check one anyway.
+std::string SkippedDumpsNote(Command command, const SkippedDumps& skipped) {
+  absl::string_view name = command == Command::kCheck ? "check"
+                           : command == Command::kOpt ? "opt"
+                           : command == Command::kFix ? "fix"
+                                                      : "fmt";
+  size_t n = skipped.files.size();
+  return absl::StrCat(
+      "hlo-offload: note: skipped ", n, n == 1 ? " file" : " files",
+      " of the XLA dump folder '", skipped.directory,
+      "' that XLA dumped after a pass (per-pass and after-optimizations "
+      "dumps; the offloader has run on most of them); to read one anyway, "
+      "name it: hlo-offload ", name,
+      command == Command::kFix ? " --strategy=S " : " ", skipped.files.front(),
+      "\n");
+}
+
 // check, opt, fix and fmt: every input file through the library, the
 // diagnostics on standard error in input order, then the documents and the
 // modules.
 int RunModules(Command command, const Flags& flags, PipelineOptions options,
                std::ostream& out, std::ostream& err) {
-  auto files = ExpandInputs(flags.inputs);
-  if (!files.ok()) return UsageError(err, files.status().message());
+  auto listed = ListInputFiles(flags.inputs);
+  if (!listed.ok()) return UsageError(err, listed.status().message());
+  const std::vector<std::string>* files = &listed->files;
   bool prints = command != Command::kCheck;
   // An output that cannot be written is refused before any work (and
   // before a fix reports what it fixed).
@@ -299,6 +318,9 @@ int RunModules(Command command, const Flags& flags, PipelineOptions options,
           take(std::move(result));
         },
         [&](size_t done) { progress(done); });
+  }
+  for (const SkippedDumps& skipped : listed->skipped) {
+    err << SkippedDumpsNote(command, skipped);
   }
   std::vector<const PipelineResult*> all;
   for (const PipelineResult& result : kept) all.push_back(&result);

@@ -79,6 +79,57 @@ TEST_F(ExpandInputsTest, ADirectoryWithoutModulesIsAnError) {
   EXPECT_EQ(files.status().code(), absl::StatusCode::kNotFound);
 }
 
+TEST(IsAfterPassDumpNameTest, XlaDumpNames) {
+  EXPECT_FALSE(IsAfterPassDumpName("module_0001.jit_step.before_optimizations.txt"));
+  EXPECT_TRUE(IsAfterPassDumpName("module_0001.jit_step.after_optimizations.txt"));
+  EXPECT_TRUE(IsAfterPassDumpName(
+      "module_0001.jit_step.0003.pre-spmd.after_foo.before_bar.txt"));
+  EXPECT_TRUE(IsAfterPassDumpName(
+      "module_0000.jit_f.cl_933746096.0007.JF_after_layout_assignment."
+      "after_pipelining-optimizations.before_host_offloading.txt"));
+  EXPECT_TRUE(IsAfterPassDumpName("module_0002.jit_f.sm_9.0a_gpu_after_optimizations.txt"));
+  EXPECT_TRUE(IsAfterPassDumpName("module_0002.jit_f.cpu_after_optimizations.txt"));
+  EXPECT_TRUE(IsAfterPassDumpName("module_0002.jit_f.after_codegen.txt"));
+  EXPECT_TRUE(IsAfterPassDumpName("prefix.module_0002.jit_f.after_optimizations.txt"));
+  // Not XLA's dump names, or a module whose own name says "after".
+  EXPECT_FALSE(IsAfterPassDumpName("after_optimizations.txt"));
+  EXPECT_FALSE(IsAfterPassDumpName("my_module_after_fix.hlo"));
+  EXPECT_FALSE(IsAfterPassDumpName("module_0003.jit_after_step.before_optimizations.txt"));
+  EXPECT_FALSE(IsAfterPassDumpName("module_0003.jit_run_after_warmup.hlo"));
+}
+
+TEST_F(ExpandInputsTest, DumpFoldersSkipWhatIsDumpedAfterAPass) {
+  Write("module_0001.f.before_optimizations.txt", "HloModule a\n");
+  Write("module_0001.f.after_optimizations.txt", "HloModule a\n");
+  Write("module_0001.f.0001.p.after_x.before_y.txt", "HloModule a\n");
+  Write("module_0001.f.after_optimizations-buffer-assignment.txt", "BufferAssignment\n");
+  auto listed = ListInputFiles({dir_.string()});
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_EQ(listed->files, std::vector<std::string>(
+                               {(dir_ / "module_0001.f.before_optimizations.txt").string()}));
+  ASSERT_EQ(listed->skipped.size(), 1u);
+  EXPECT_EQ(listed->skipped[0].directory, dir_.string());
+  EXPECT_EQ(listed->skipped[0].files,
+            std::vector<std::string>(
+                {(dir_ / "module_0001.f.0001.p.after_x.before_y.txt").string(),
+                 (dir_ / "module_0001.f.after_optimizations.txt").string()}));
+  // A file named itself is read.
+  std::string named = (dir_ / "module_0001.f.after_optimizations.txt").string();
+  auto one = ListInputFiles({named});
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->files, std::vector<std::string>({named}));
+  EXPECT_TRUE(one->skipped.empty());
+}
+
+TEST_F(ExpandInputsTest, AFolderOfAfterPassDumpsOnlyIsAnError) {
+  Write("module_0001.f.after_optimizations.txt", "HloModule a\n");
+  auto listed = ListInputFiles({dir_.string()});
+  ASSERT_FALSE(listed.ok());
+  EXPECT_EQ(listed.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(listed.status().message().find("name it on the command line"),
+            absl::string_view::npos);
+}
+
 TEST_F(ExpandInputsTest, StandardInputOnce) {
   auto files = ExpandInputs({"-", "-"});
   ASSERT_FALSE(files.ok());
