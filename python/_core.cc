@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "diag/code_selection.h"
 #include "diag/diagnostic.h"
 #include "diag/render.h"
 #include "ir/hlo.h"
@@ -165,6 +166,9 @@ struct RunArgs {
   std::string path;
   bool split_input = false;
   bool lints = true;
+  // ignore= / select=: codes and prefixes, as --disable / --enable take them.
+  std::vector<std::string> ignore;
+  std::vector<std::string> select;
   std::optional<int64_t> pinned_host_budget;
   std::vector<std::string> passes;
   std::string pipeline = "xla";  // PassPipeline: "xla" or "offload"
@@ -231,9 +235,25 @@ Outcome* Run(const std::string& command, nb::object text,
     throw nb::value_error("pinned_host_budget is a number of bytes, 0 or more");
   }
   if (args.max_nodes < 0) throw nb::value_error("max_nodes is 0 or more");
+  CodeSelection codes;
+  if (!args.ignore.empty()) {
+    auto ignored = ParseCodeList("ignore", args.ignore, CodeListUse::kDisable);
+    if (!ignored.ok()) {
+      throw nb::value_error(std::string(ignored.status().message()).c_str());
+    }
+    codes.disabled = *std::move(ignored);
+  }
+  if (!args.select.empty()) {
+    auto selected = ParseCodeList("select", args.select, CodeListUse::kEnable);
+    if (!selected.ok()) {
+      throw nb::value_error(std::string(selected.status().message()).c_str());
+    }
+    codes.enabled = *std::move(selected);
+  }
   if (args.trace_level < 0) throw nb::value_error("trace is 0 or more");
   PipelineOptions options = MakeOptions(args);
   options.fix_strategy = *strategy;
+  options.codes = std::move(codes);
 
   const char* data = nullptr;
   Py_ssize_t size = 0;
@@ -409,6 +429,8 @@ NB_MODULE(_core, m) {
       .def_rw("path", &RunArgs::path)
       .def_rw("split_input", &RunArgs::split_input)
       .def_rw("lints", &RunArgs::lints)
+      .def_rw("ignore", &RunArgs::ignore)
+      .def_rw("select", &RunArgs::select)
       .def_rw("pinned_host_budget", &RunArgs::pinned_host_budget)
       .def_rw("passes", &RunArgs::passes)
       .def_rw("pipeline", &RunArgs::pipeline)
@@ -553,6 +575,22 @@ NB_MODULE(_core, m) {
         },
         "A byte size as --pinned-host-budget spells it ('16GiB'): an int, or "
         "the reason it is not one (a str).");
+  m.def("parse_codes",
+        [](const std::string& option, const std::vector<std::string>& items,
+           bool disable) -> nb::object {
+          auto codes = ParseCodeList(
+              option, items, disable ? CodeListUse::kDisable : CodeListUse::kEnable);
+          if (!codes.ok()) return nb::str(std::string(codes.status().message()).c_str());
+          nb::list out;
+          for (DiagCode code : *codes) {
+            out.append(nb::str(std::string(DiagCodeString(code)).c_str()));
+          }
+          return out;
+        },
+        "option"_a, "items"_a, "disable"_a,
+        "The codes --disable (disable=True) or --enable takes from `items` "
+        "(codes or prefixes, comma-separated): a list of codes, or the "
+        "reason they are not valid (a str, naming `option`).");
   m.def("version", [] { return std::string(ToolVersion()); });
   m.attr("MAX_INPUT_BYTES") = kMaxInputBytes;
 }

@@ -88,9 +88,9 @@ class _StableHloRun:
         c = self.command
         opts = {"format": "text", "output": None, "in_place": False, "strategy": None,
                 "passes": [], "lints": True, "budget": None, "trace": 0, "split": False,
-                "max_nodes": 400, "flags": {}, "files": [], "platform": None}
+                "max_nodes": 400, "flags": {}, "files": [], "platform": None, "disable": [], "enable": []}
         with_value = {"--format", "-o", "--output", "--strategy", "--passes",
-                      "--pinned-host-budget", "--max-nodes", "--platform"}
+                      "--pinned-host-budget", "--max-nodes", "--platform", "--disable", "--enable"}
         flags = {
             "--disable-automatic-host-compute-offload": "xla_disable_automatic_host_compute_offload",
             "--allow-h2h-copy-when-automatic-host-compute-offload-disabled":
@@ -162,6 +162,10 @@ class _StableHloRun:
                         opts["platform"] = _check_platform(value)
                     except ValueError as e:
                         raise _Usage(f"--platform: {e}") from None
+                elif name in ("--disable", "--enable"):
+                    if c == "fmt":
+                        raise _Usage(f"the following argument was not expected: {name}")
+                    opts[name[2:]].append(value)
                 elif name == "--max-nodes":
                     if not value.isdigit():
                         raise _Usage(f"--max-nodes: '{value}' is not a whole number")
@@ -215,6 +219,13 @@ class _StableHloRun:
         except ValueError as e:
             sys.stderr.write(f"hlo-offload: error: --pinned-host-budget: {e}\n")
             return USAGE_EXIT
+        for key in ("disable", "enable"):
+            if opts[key]:
+                # The program's own words (diag/code_selection.h), as a usage error.
+                parsed = _core.parse_codes(f"--{key}", opts[key], key == "disable")
+                if isinstance(parsed, str):
+                    sys.stderr.write(f"hlo-offload: error: {parsed}\n")
+                    return USAGE_EXIT
         if self.command == "opt" and opts["passes"]:
             known = {name for name, _ in _core.passes()}
             for p in opts["passes"]:
@@ -292,7 +303,8 @@ class _StableHloRun:
         args = _api._run_args(inp, lints=opts["lints"],
                               strategy=opts["strategy"] or "host-output",
                               split_input_file=opts["split"] and inp.xla is None,
-                              xla_flags=opts["flags"], max_nodes=opts["max_nodes"])
+                              xla_flags=opts["flags"], max_nodes=opts["max_nodes"],
+                              ignore=opts["disable"], select=opts["enable"])
         args.pinned_host_budget = budget
         args.trace_level = opts["trace"]
         args.passes = opts["passes"]

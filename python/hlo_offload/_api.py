@@ -206,11 +206,42 @@ def _budget(value) -> Optional[int]:
                     f"'16GiB' (str), not {type(value).__name__}")
 
 
+def _codes(name: str, value, disable: bool) -> list:
+    """The codes of ignore= (disable) or select=: None, a str ("HO3005" or "HO3005,HO300")
+    or an iterable of str; codes or prefixes, as --disable / --enable take them.
+    TypeError for another type, ValueError for an unknown code or, for ignore=, one that
+    cannot be disabled."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        items = [value]
+    elif isinstance(value, (bytes, bytearray, memoryview, dict)) or not hasattr(value,
+                                                                             "__iter__"):
+        raise TypeError(f"{name} must be a code such as 'HO3005' or a list of codes, not "
+                        f"{type(value).__name__}")
+    else:
+        items = list(value)
+        for item in items:
+            if not isinstance(item, str):
+                raise TypeError(f"{name} must hold codes as str (such as 'HO3005'), not "
+                                f"{type(item).__name__}")
+        if isinstance(value, (set, frozenset)):
+            items.sort()
+    if not items:
+        return []
+    parsed = _core.parse_codes(name, items, disable)
+    if isinstance(parsed, str):
+        raise ValueError(parsed)
+    return items
+
+
 def _run_args(inp: _Input, *, lints=True, pinned_host_budget=None, strategy="host-output",
               keep_modules=False, split_input_file=False, xla_flags=None,
-              max_nodes=400, pipeline="xla") -> "_core.RunArgs":
+              max_nodes=400, pipeline="xla", ignore=None, select=None) -> "_core.RunArgs":
     a = _core.RunArgs()
     a.path = inp.path
+    a.ignore = _codes("ignore", ignore, True)
+    a.select = _codes("select", select, False)
     if not isinstance(pipeline, str):
         raise TypeError(f"pipeline must be a str, not {type(pipeline).__name__}")
     if pipeline not in PIPELINES:
@@ -375,7 +406,7 @@ def front_end_diagnostics(xla, path: str) -> list:
 def check(source, *args, platform: Optional[str] = None, lints: bool = True,
           pinned_host_budget=None, filename: Optional[str] = None,
           split_input_file: bool = False, xla_flags: Optional[dict] = None,
-          pipeline: str = "xla", **kwargs) -> Result:
+          pipeline: str = "xla", ignore=None, select=None, **kwargs) -> Result:
     """Runs XLA's host-offloading pipeline on `source` and reports what it finds
     (`hlo-offload check`).
 
@@ -394,6 +425,10 @@ def check(source, *args, platform: Optional[str] = None, lints: bool = True,
     pipeline: "xla" (XLA's pass order up to the offloader, with the passes before it that
         change what it sees: call inlining, tuple simplification, DCE, reshape-to-bitcast)
         or "offload" (the three offloading passes alone), as `--pipeline`.
+    ignore: codes whose diagnostics are dropped (`--disable`), e.g. ["HO3005"] or "HO300"
+        (a prefix names every code it starts); select: the only warning and lint codes
+        reported (`--enable`). Only HO2xxx and HO3xxx can be ignored: errors XLA raises
+        (E1200, HO1xxx), input errors (HO0xxx) and HO9xxx are always reported (ValueError).
     Returns a Result. Raises ParseError (a ValueError) for text that does not parse,
     TypeError/ValueError for bad arguments, OSError for a file that cannot be read,
     ImportError for a JAX source without jax.
@@ -402,7 +437,7 @@ def check(source, *args, platform: Optional[str] = None, lints: bool = True,
                    split_input_file=split_input_file)
     run_args = _run_args(inp, lints=lints, pinned_host_budget=pinned_host_budget,
                          split_input_file=split_input_file, xla_flags=xla_flags,
-                         pipeline=pipeline)
+                         pipeline=pipeline, ignore=ignore, select=select)
     outcome = _run("check", inp, run_args)
     try:
         modules = outcome.modules()
@@ -415,7 +450,7 @@ def check(source, *args, platform: Optional[str] = None, lints: bool = True,
 
 def fix(source, *args, strategy: str = "host-output", platform: Optional[str] = None,
         filename: Optional[str] = None, xla_flags: Optional[dict] = None,
-        pipeline: str = "xla", **kwargs) -> FixedModule:
+        pipeline: str = "xla", ignore=None, select=None, **kwargs) -> FixedModule:
     """Rewrites the module so that every E1200 goes away (`hlo-offload fix`), re-checks it,
     and returns the fixed HLO text as a FixedModule (a str).
 
@@ -423,12 +458,13 @@ def fix(source, *args, strategy: str = "host-output", platform: Optional[str] = 
         "move-to-device" (move the value back to device memory before it is returned).
     For a JAX source, `.output_memory_kinds` is the fix in JAX's own terms: the pytree of
     output memory kinds that compiles, with the structure of the function's outputs.
-    pipeline: as for check(). Raises FixError (a ValueError, with `.result`) when the
-    module cannot be fixed; else as check().
+    pipeline, ignore, select: as for check() (an ignored error-level lint such as HO3002
+    no longer stands in the way of the fix). Raises FixError (a ValueError, with
+    `.result`) when the module cannot be fixed; else as check().
     """
     inp = _resolve(source, args, kwargs, platform=platform, filename=filename)
     run_args = _run_args(inp, strategy=strategy, keep_modules=True, xla_flags=xla_flags,
-                         pipeline=pipeline)
+                         pipeline=pipeline, ignore=ignore, select=select)
     outcome = _run("fix", inp, run_args)
     try:
         modules = outcome.modules()
@@ -496,18 +532,22 @@ _KIND_SPACE_OF = {"device": 0, "pinned_host": 5, "unpinned_host": 6}
 
 def report(source, *args, platform: Optional[str] = None, filename: Optional[str] = None,
            max_nodes: int = 400, split_input_file: bool = False,
-           xla_flags: Optional[dict] = None, pipeline: str = "xla", **kwargs) -> Report:
+           xla_flags: Optional[dict] = None, pipeline: str = "xla", ignore=None,
+           select=None, **kwargs) -> Report:
     """The offload report (`hlo-offload report`): what is offloaded, its bytes, where each
     path ends, host memory, transfers, and the picture.
 
     Returns a Report: `str()` the text, `.to_json()`, `.to_dot()`, `.to_html()`, and
     `_repr_html_` for notebooks. max_nodes: the most path instructions drawn, 1 to 2^30
-    as `--max-nodes` (ValueError otherwise). pipeline: as for check(). Raises as check().
+    as `--max-nodes` (ValueError otherwise). pipeline, ignore, select: as for check()
+    (the report shows only the errors that stop the pipeline, which are always
+    reported; the codes are checked all the same). Raises as check().
     """
     inp = _resolve(source, args, kwargs, platform=platform, filename=filename,
                    split_input_file=split_input_file)
     run_args = _run_args(inp, max_nodes=max_nodes, split_input_file=split_input_file,
-                         xla_flags=xla_flags, pipeline=pipeline)
+                         xla_flags=xla_flags, pipeline=pipeline, ignore=ignore,
+                         select=select)
     outcome = _run("report", inp, run_args)
     try:
         modules = outcome.modules()
