@@ -46,11 +46,14 @@ NOT_OFFLOAD_VERDICT = re.compile(r"^(INTERNAL|NOT_FOUND|RESOURCE_EXHAUSTED|TIMEO
 _K_LAYOUT = (
     "After call inlining the backward scan's offloaded gradient is still "
     "transpose(dot) (layout {0,1}) -> MoveToHost -> reshape to f32[1,128,128] -> "
-    "dynamic-update-slice; XLA's layout assignment and GEMM fusion make the dot write that "
+    "dynamic-update-slice; XLA's layout assignment (LayoutAssignment, "
+    "xla/service/layout_assignment.cc) and GEMM fusion (xla/backends/gpu/transforms/"
+    "gemm_fusion.cc) make the dot write that "
     "layout itself, so the reshape is a bitcast before the HostOffloader (the GPU compile's "
     "before_host-offloader dump: gemm_fusion_dot.6 -> MoveToHost -> bitcast.9 -> dynamic-update-slice.9) and XLA "
     "logs no host-compute warning; hlo-offload has no layout assignment, keeps the reshape and "
-    "flags it and the dynamic-update-slice as HO2001")
+    "flags it as HO2001; modelling layout assignment, which solves every instruction's "
+    "layout from the whole module per backend, is out of its reach")
 _NAME_S1 = (
     "XLA's HLO parser (jaxlib 0.10.2) reads `s1` / `u1` as the primitive types S1 / U1 "
     "(xla_data.proto) and rejects them as instruction names (\"expects name\"); "
