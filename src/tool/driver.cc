@@ -90,7 +90,7 @@ void AddCodeFlags(CLI::App* app, Flags& flags) {
                   "drop the diagnostics of these codes (comma-separated; a "
                   "prefix such as HO300 names every code it starts); only "
                   "HO2xxx and HO3xxx can be disabled: errors XLA raises, "
-                  "parse errors and HO9xxx are always reported")
+                  "input errors (HO0xxx) and HO9xxx are always reported")
       ->type_name("CODE[,CODE...]")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
