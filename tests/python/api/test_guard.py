@@ -134,7 +134,12 @@ def test_clean_step():
 
 def test_pytest_plugin(pytester):
     pytester.makepyfile(test_steps=_PLUGIN_TESTS)
-    plugin = ("-p", "hlo_offload.pytest_plugin")
+    # The installed package registers the plugin by its entry point (pytest11), and
+    # pytest refuses to load it a second time under its module name.
+    from importlib.metadata import entry_points
+    installed = any(ep.value == "hlo_offload.pytest_plugin"
+                    for ep in entry_points(group="pytest11"))
+    plugin = () if installed else ("-p", "hlo_offload.pytest_plugin")
     # Without the option nothing is checked: both pass on the CPU.
     result = pytester.runpytest(*plugin)
     result.assert_outcomes(passed=2)
