@@ -100,6 +100,17 @@ std::optional<PrimitiveType> ParsePrimitiveType(absl::string_view name) {
   return it->second;
 }
 
+bool IsIntegralType(PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::kS8: case PrimitiveType::kS16: case PrimitiveType::kS32:
+    case PrimitiveType::kS64: case PrimitiveType::kU8: case PrimitiveType::kU16:
+    case PrimitiveType::kU32: case PrimitiveType::kU64:
+      return true;
+    default:
+      return false;
+  }
+}
+
 int64_t PrimitiveTypeBitWidth(PrimitiveType type) {
   const TypeInfo* info = FindType(type);
   return info ? info->bits : 0;

@@ -38,6 +38,9 @@ std::optional<PrimitiveType> ParsePrimitiveType(absl::string_view name);
 // Size of one element in bits (1 for pred is 8, as XLA stores it); 0 for
 // token, opaque and tuple.
 int64_t PrimitiveTypeBitWidth(PrimitiveType type);
+// Signed or unsigned integer of 8 to 64 bits (xla::primitive_util::IsIntegralType,
+// less the sub-byte types, which no index uses).
+bool IsIntegralType(PrimitiveType type);
 
 // Memory space numbers (xla/layout.h).
 inline constexpr int64_t kDefaultMemorySpace = 0;

@@ -282,17 +282,6 @@ class Simplifier {
     return true;
   }
 
-  static bool IsIntegralType(PrimitiveType t) {
-    switch (t) {
-      case PrimitiveType::kS8: case PrimitiveType::kS16: case PrimitiveType::kS32:
-      case PrimitiveType::kS64: case PrimitiveType::kU8: case PrimitiveType::kU16:
-      case PrimitiveType::kU32: case PrimitiveType::kU64:
-        return true;
-      default:
-        return false;
-    }
-  }
-
   // The first integer of a constant's literal text (`3`, `{3}`), as XLA's
   // Literal::GetFirstInteger.
   static bool FirstInteger(absl::string_view text, int64_t* value) {

@@ -40,17 +40,6 @@ std::optional<std::vector<int64_t>> IntsAttribute(const Instruction* instr,
   return ParseInts(attr->value);
 }
 
-bool IsIntegral(PrimitiveType t) {
-  switch (t) {
-    case PrimitiveType::kS8: case PrimitiveType::kS16: case PrimitiveType::kS32:
-    case PrimitiveType::kS64: case PrimitiveType::kU8: case PrimitiveType::kU16:
-    case PrimitiveType::kU32: case PrimitiveType::kU64:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Expands `gather` when it is simple and its indices constant; returns
 // whether it did.
 bool Expand(Instruction* gather, SideEffects& side_effects) {
@@ -60,7 +49,7 @@ bool Expand(Instruction* gather, SideEffects& side_effects) {
   const Shape& os = operand->shape();
   const Shape& is = indices->shape();
   if (!os.IsArray() || !is.IsArray() || indices->opcode() != HloOpcode::kConstant ||
-      !IsIntegral(is.element_type) || gather->shape().ElementCount() == 0 ||
+      !IsIntegralType(is.element_type) || gather->shape().ElementCount() == 0 ||
       !is.dynamic_dimensions.empty() || !os.dynamic_dimensions.empty()) {
     return false;
   }

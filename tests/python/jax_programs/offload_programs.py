@@ -994,6 +994,15 @@ def adamw_nested_state_donated(hjax, platform):
 
 # --- compute_on("device_host") ---------------------------------------------------------------
 
+_HOST_EXECUTE_EVIDENCE = (
+    'HostOffloadingPrepare(kConvertToCustomCall) (host_offloading_prepare.cc) turns '
+    'the _xla_compute_type="host" call into an async-start of a HostExecute '
+    'custom-call on execution_thread "host" before the HostOffloader (both '
+    "backends' before_host-offloader dumps: `custom-call(...), "
+    'custom_call_target="HostExecute"` and `async-start(...), '
+    'async_execution_thread="host"`), whose walk does not enter it')
+
+
 def _compute_on():
     from jax.experimental.compute_on import compute_on
     return compute_on
@@ -1001,12 +1010,7 @@ def _compute_on():
 
 @program(deviceless='compiled, no host-compute warning.',
          verdict=CLEAN,
-         evidence=('HostOffloadingPrepare(kConvertToCustomCall) (host_offloading_prepare.cc) turns '
-             'the _xla_compute_type="host" call into an async-start of a HostExecute '
-             'custom-call on execution_thread "host" before the HostOffloader (both '
-             "backends' before_host-offloader dumps: `custom-call(...), "
-             'custom_call_target="HostExecute"` and `async-start(...), '
-             'async_execution_thread="host"`), whose walk does not enter it.'))
+         evidence=_HOST_EXECUTE_EVIDENCE + '.')
 def compute_on_host_adamw(hjax, platform):
     """The AdamW moment update computed on the host with compute_on, plain arithmetic."""
     jax, jnp, dev = _env()
@@ -1030,13 +1034,7 @@ def compute_on_host_adamw(hjax, platform):
 
 @program(deviceless='compiled, no host-compute warning.',
          verdict=CLEAN,
-         evidence=('HostOffloadingPrepare(kConvertToCustomCall) (host_offloading_prepare.cc) turns '
-             'the _xla_compute_type="host" call into an async-start of a HostExecute '
-             'custom-call on execution_thread "host" before the HostOffloader (both '
-             "backends' before_host-offloader dumps: `custom-call(...), "
-             'custom_call_target="HostExecute"` and `async-start(...), '
-             'async_execution_thread="host"`), whose walk does not enter it; the gather '
-             'inside runs on the host.'))
+         evidence=_HOST_EXECUTE_EVIDENCE + '; the gather inside runs on the host.')
 def compute_on_host_take(hjax, platform):
     """A host region that gathers rows with jnp.take and scales them."""
     jax, jnp, dev = _env()
@@ -1057,13 +1055,7 @@ def compute_on_host_take(hjax, platform):
 
 @program(deviceless='compiled, no host-compute warning.',
          verdict=CLEAN,
-         evidence=('HostOffloadingPrepare(kConvertToCustomCall) (host_offloading_prepare.cc) turns '
-             'the _xla_compute_type="host" call into an async-start of a HostExecute '
-             'custom-call on execution_thread "host" before the HostOffloader (both '
-             "backends' before_host-offloader dumps: `custom-call(...), "
-             'custom_call_target="HostExecute"` and `async-start(...), '
-             'async_execution_thread="host"`), whose walk does not enter it; the scatter of '
-             'x.at[i].set runs on the host.'))
+         evidence=_HOST_EXECUTE_EVIDENCE + '; the scatter of x.at[i].set runs on the host.')
 def compute_on_host_indexed_set(hjax, platform):
     """A host region that writes one row of the host state with x.at[i].set(...)."""
     jax, jnp, dev = _env()
@@ -1084,13 +1076,7 @@ def compute_on_host_indexed_set(hjax, platform):
 
 @program(deviceless='compiled, no host-compute warning.',
          verdict=CLEAN,
-         evidence=('HostOffloadingPrepare(kConvertToCustomCall) (host_offloading_prepare.cc) turns '
-             'the _xla_compute_type="host" call into an async-start of a HostExecute '
-             'custom-call on execution_thread "host" before the HostOffloader (both '
-             "backends' before_host-offloader dumps: `custom-call(...), "
-             'custom_call_target="HostExecute"` and `async-start(...), '
-             'async_execution_thread="host"`), whose walk does not enter it; the conditional '
-             'runs on the host.'))
+         evidence=_HOST_EXECUTE_EVIDENCE + '; the conditional runs on the host.')
 def compute_on_host_cond(hjax, platform):
     """A host region with lax.cond (skip the update on a non-finite gradient)."""
     jax, jnp, dev = _env()
@@ -1112,12 +1098,7 @@ def compute_on_host_cond(hjax, platform):
 
 @program(deviceless='compiled, no host-compute warning.',
          verdict=CLEAN,
-         evidence=('HostOffloadingPrepare(kConvertToCustomCall) (host_offloading_prepare.cc) turns '
-             'the _xla_compute_type="host" call into an async-start of a HostExecute '
-             'custom-call on execution_thread "host" before the HostOffloader (both '
-             "backends' before_host-offloader dumps: `custom-call(...), "
-             'custom_call_target="HostExecute"` and `async-start(...), '
-             'async_execution_thread="host"`), whose walk does not enter it.'))
+         evidence=_HOST_EXECUTE_EVIDENCE + '.')
 def compute_on_host_bf16_pytree(hjax, platform):
     """A host region over a pytree of bf16 params and f32 master weights."""
     jax, jnp, dev = _env()
