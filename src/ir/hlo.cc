@@ -469,6 +469,28 @@ void Instruction::DropAllControlDeps() {
 
 // ---- frontend attributes ----
 
+std::optional<std::vector<int64_t>> ParseIntegers(absl::string_view text) {
+  std::vector<int64_t> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    char c = text[i];
+    if (c == '-' || absl::ascii_isdigit(c)) {
+      size_t j = i + 1;
+      while (j < text.size() && absl::ascii_isdigit(text[j])) ++j;
+      int64_t v = 0;
+      if (!absl::SimpleAtoi(text.substr(i, j - i), &v)) return std::nullopt;
+      out.push_back(v);
+      i = j;
+      continue;
+    }
+    if (c != '{' && c != '}' && c != ',' && !absl::ascii_isspace(c)) {
+      return std::nullopt;
+    }
+    ++i;
+  }
+  return out;
+}
+
 bool SplitFrontendAttributes(
     absl::string_view text,
     absl::FunctionRef<void(absl::string_view, absl::string_view)> fn,

@@ -111,6 +111,10 @@ class Attribute {
   uint8_t unused_ = 0;
 };
 
+// The integers of attribute or literal text, in order, braces flattened:
+// `{1,0,2}`, `3`, `{ {3}, {5} }`; nullopt when anything else is in it.
+std::optional<std::vector<int64_t>> ParseIntegers(absl::string_view text);
+
 // Splits frontend-attribute text `{k="v", k2={...}}` into its pairs and calls
 // `fn(key, value)` for each (values keep their quotes or braces). Returns
 // false at the first malformed pair (after the pairs before it), with

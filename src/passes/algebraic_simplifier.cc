@@ -73,24 +73,6 @@ bool Static(const Shape& shape) {
   return true;
 }
 
-// `{1,0,2}` -> {1, 0, 2}; false if not a list of integers.
-bool ParseDimensions(absl::string_view text, std::vector<int64_t>& out) {
-  text = absl::StripAsciiWhitespace(text);
-  if (text.size() < 2 || text.front() != '{' || text.back() != '}') {
-    return false;
-  }
-  text = text.substr(1, text.size() - 2);
-  if (absl::StripAsciiWhitespace(text).empty()) return true;
-  for (absl::string_view part : absl::StrSplit(text, ',')) {
-    int64_t value;
-    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(part), &value)) {
-      return false;
-    }
-    out.push_back(value);
-  }
-  return true;
-}
-
 // xla::ShapeUtil::Equal, layouts included; a missing layout counts as the
 // default one.
 bool SameShape(const Shape& a, const Shape& b) {
@@ -259,12 +241,14 @@ class Simplifier {
     std::vector<Instruction::SliceDim> dims;
     for (int64_t d = 0; d < os.rank(); ++d) {
       const Instruction* start = Operand(ds, d + 1);
-      int64_t offset = 0;
       if (start->opcode() != HloOpcode::kConstant ||
-          !IsIntegralType(start->shape().element_type) ||
-          !FirstInteger(start->literal_text(), &offset) || offset < 0) {
+          !IsIntegralType(start->shape().element_type)) {
         return false;
       }
+      // Literal::GetFirstInteger.
+      auto values = ParseIntegers(start->literal_text());
+      if (!values || values->empty() || values->front() < 0) return false;
+      const int64_t offset = values->front();
       const int64_t size = ds->shape().dimensions[d];
       const int64_t begin = std::min(os.dimensions[d] - size, offset);
       dims.push_back({begin, begin + size, 1});
@@ -282,24 +266,15 @@ class Simplifier {
     return true;
   }
 
-  // The first integer of a constant's literal text (`3`, `{3}`), as XLA's
-  // Literal::GetFirstInteger.
-  static bool FirstInteger(absl::string_view text, int64_t* value) {
-    size_t i = text.find_first_of("-0123456789");
-    if (i == absl::string_view::npos) return false;
-    size_t j = i + 1;
-    while (j < text.size() && absl::ascii_isdigit(text[j])) ++j;
-    return absl::SimpleAtoi(text.substr(i, j - i), value);
-  }
-
   bool HandleTranspose(Instruction* transpose) {
     Instruction* operand = Operand(transpose);
-    std::vector<int64_t> dims;
     auto attr = transpose->FindRawAttribute("dimensions");
-    if (!attr || !ParseDimensions(attr->value, dims) ||
-        static_cast<int64_t>(dims.size()) != transpose->shape().rank()) {
+    std::optional<std::vector<int64_t>> parsed;
+    if (attr) parsed = ParseIntegers(attr->value);
+    if (!parsed || static_cast<int64_t>(parsed->size()) != transpose->shape().rank()) {
       return false;
     }
+    const std::vector<int64_t>& dims = *parsed;
     bool identity = true;
     for (size_t i = 0; i < dims.size(); ++i) identity &= dims[i] == int64_t(i);
     if (identity) return Replace(transpose, operand);

@@ -12,32 +12,11 @@
 namespace hloff {
 namespace {
 
-// The integers of attribute text `{1,2}` (or `3`); nullopt when unreadable.
-std::optional<std::vector<int64_t>> ParseInts(absl::string_view text) {
-  std::vector<int64_t> out;
-  size_t i = 0;
-  while (i < text.size()) {
-    char c = text[i];
-    if (c == '-' || (c >= '0' && c <= '9')) {
-      size_t j = i + 1;
-      while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
-      int64_t v = 0;
-      if (!absl::SimpleAtoi(text.substr(i, j - i), &v)) return std::nullopt;
-      out.push_back(v);
-      i = j;
-      continue;
-    }
-    if (c != '{' && c != '}' && c != ',' && c != ' ') return std::nullopt;
-    ++i;
-  }
-  return out;
-}
-
 std::optional<std::vector<int64_t>> IntsAttribute(const Instruction* instr,
                                                   absl::string_view name) {
   auto attr = instr->FindRawAttribute(name);
   if (!attr) return std::vector<int64_t>{};
-  return ParseInts(attr->value);
+  return ParseIntegers(attr->value);
 }
 
 // Expands `gather` when it is simple and its indices constant; returns
@@ -74,7 +53,7 @@ bool Expand(Instruction* gather, SideEffects& side_effects) {
   if (trip_count != 1 || vector_size != static_cast<int64_t>(start_map->size())) {
     return false;
   }
-  auto values = ParseInts(indices->literal_text());
+  auto values = ParseIntegers(indices->literal_text());
   if (!values || static_cast<int64_t>(values->size()) != vector_size) return false;
   std::vector<int64_t> starts(os.rank(), 0);
   for (size_t k = 0; k < start_map->size(); ++k) {

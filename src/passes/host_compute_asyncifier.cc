@@ -64,15 +64,17 @@ absl::StatusOr<bool> HostComputeAsyncifier::Run(Module& module) {
       if (IsHostComputeCall(key)) calls.push_back(key);
     }
   }
+  // What each call runs on the host, walked once.
+  std::vector<std::vector<Computation*>> runs_on_host;
   absl::flat_hash_set<const Computation*> on_host;
   for (Instruction* call : calls) {
-    for (Computation* c : Reachable(call->CalledComputation("to_apply"))) {
-      on_host.insert(c);
-    }
+    runs_on_host.push_back(Reachable(call->CalledComputation("to_apply")));
+    on_host.insert(runs_on_host.back().begin(), runs_on_host.back().end());
   }
 
   bool changed = false;
-  for (Instruction* call : calls) {
+  for (size_t k = 0; k < calls.size(); ++k) {
+    Instruction* call = calls[k];
     Computation* parent = call->parent();
     if (on_host.contains(parent)) continue;
     Computation* host = call->CalledComputation("to_apply");
@@ -136,7 +138,7 @@ absl::StatusOr<bool> HostComputeAsyncifier::Run(Module& module) {
     call->ReplaceAllUsesWith(done);
     parent->RemoveInstruction(call);
 
-    for (Computation* c : Reachable(host)) {
+    for (Computation* c : runs_on_host[k]) {
       c->set_execution_thread("host");
       for (const auto& instr : c->raw_instructions()) {
         if (instr->IsDead()) continue;
