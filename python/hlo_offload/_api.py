@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -406,7 +407,8 @@ def front_end_diagnostics(xla, path: str) -> list:
 def check(source, *args, platform: Optional[str] = None, lints: bool = True,
           pinned_host_budget=None, filename: Optional[str] = None,
           split_input_file: bool = False, xla_flags: Optional[dict] = None,
-          pipeline: str = "xla", ignore=None, select=None, **kwargs) -> Result:
+          pipeline: str = "xla", ignore=None, select=None, xla: Optional[str] = None,
+          xla_topology: Optional[str] = None, **kwargs) -> Result:
     """Runs XLA's host-offloading pipeline on `source` and reports what it finds
     (`hlo-offload check`).
 
@@ -429,10 +431,22 @@ def check(source, *args, platform: Optional[str] = None, lints: bool = True,
         (a prefix names every code it starts); select: the only warning and lint codes
         reported (`--enable`). Only HO2xxx and HO3xxx can be ignored: errors XLA raises
         (E1200, HO1xxx), input errors (HO0xxx) and HO9xxx are always reported (ValueError).
+    xla: "tpu" or "cuda" also compiles the same module with XLA's compile-only client for
+        that backend (docs/DEVICELESS.md), in a child process, and puts its verdict beside
+        ours: `result.xla`, `result.xla_agrees`, each error's and HO2001's
+        `xla_confirmed`; XLA's verdict decides `ok`. A JAX source is then lowered for that
+        backend unless `platform` says otherwise. xla_topology: what to compile for (a
+        TPU topology such as "v5e:2x4", chosen by the module's partitions by default; for
+        cuda a GPU target config file or XLA spec name, "h100_sxm" by default).
+        Raises XlaUnavailable (a RuntimeError, with the install command) when the client
+        is not installed.
     Returns a Result. Raises ParseError (a ValueError) for text that does not parse,
     TypeError/ValueError for bad arguments, OSError for a file that cannot be read,
     ImportError for a JAX source without jax.
     """
+    backend = _xla_backend(xla, xla_topology, split_input_file)
+    if backend is not None and platform is None and backend == "cuda":
+        platform = "cuda"
     inp = _resolve(source, args, kwargs, platform=platform, filename=filename,
                    split_input_file=split_input_file)
     run_args = _run_args(inp, lints=lints, pinned_host_budget=pinned_host_budget,
@@ -442,10 +456,70 @@ def check(source, *args, platform: Optional[str] = None, lints: bool = True,
     try:
         modules = outcome.modules()
         _raise_parse_error(modules)
-        return _result(outcome, inp, modules)
+        result = _result(outcome, inp, modules)
     except BaseException:
         outcome.release()
         raise
+    if backend is not None:
+        result._attach_xla(xla_verdict(inp, backend, xla_topology))
+    return result
+
+
+def _xla_backend(xla, topology, split_input_file=False) -> Optional[str]:
+    """The checked `xla=` backend, or None; XlaUnavailable when its client is missing."""
+    if xla is None:
+        if topology is not None:
+            raise ValueError("xla_topology is for xla='tpu' or xla='cuda'")
+        return None
+    from . import _xla
+    backend = _xla.check_backend(xla)
+    if topology is not None and not isinstance(topology, str):
+        raise TypeError(f"xla_topology must be a str, not {type(topology).__name__}")
+    if split_input_file:
+        raise ValueError("xla= compiles one module: check the modules of a split file one "
+                         "by one")
+    if not _xla.installed(backend):
+        raise _xla._unavailable(backend)
+    return backend
+
+
+def _num_partitions(hlo_text) -> int:
+    """`num_partitions=N` of the HloModule line (1 when absent)."""
+    head = hlo_text[:4096]
+    if isinstance(head, (bytes, bytearray, memoryview)):
+        head = bytes(head).decode("utf-8", "replace")
+    m = re.search(r"\bnum_partitions=(\d+)", head.split("\n", 1)[0])
+    return int(m.group(1)) if m else 1
+
+
+def xla_verdict(inp: _Input, backend: str, topology: Optional[str], *,
+                hlo_text: Optional[str] = None, result_memory_kinds=None):
+    """XLA's verdict on the module of `inp` (or on `hlo_text`, a rewritten module), by
+    hlo_offload._xla.compile_module: the StableHLO of a JAX or StableHLO source as JAX
+    hands it to PJRT, else the HLO text. No verdict for a lowering for the CPU (its
+    annotations are gone: XLA would compile another program)."""
+    from . import _xla
+    xi = inp.xla
+    if xi is not None and xi.cpu_lowering:
+        return _xla.XlaVerdict(backend=backend, topology=topology or "", verdict=False,
+                               reason="the input is a lowering for the CPU (HO0002): XLA "
+                               "would compile a program without its offload annotations")
+    if hlo_text is None and xi is not None and xi.stablehlo is not None:
+        data, fmt, text = xi.stablehlo, "stablehlo", xi.hlo_text
+    else:
+        if hlo_text is not None:
+            text = hlo_text
+        elif inp.text is not None:
+            text = inp.text
+        else:
+            with open(inp.file, "rb") as fh:
+                text = fh.read()
+        data, fmt = text, "hlo"
+    name = _module_name(text if isinstance(text, str) else
+                        bytes(text[:4096]).decode("utf-8", "replace")) or "module"
+    return _xla.compile_module(data, fmt, backend=backend, topology=topology,
+                               num_partitions=_num_partitions(text), module_name=name,
+                               result_memory_kinds=result_memory_kinds)
 
 
 def fix(source, *args, strategy: str = "host-output", platform: Optional[str] = None,

@@ -132,6 +132,9 @@ class XlaInput:
     # offload annotations JAX dropped; None otherwise. `cpu_lowering_notes`: what to do.
     cpu_lowering: str | None = None
     cpu_lowering_notes: list[str] = field(default_factory=list)
+    # The StableHLO module as MLIR bytecode, with its source locations: what XLA's own
+    # compile takes (`check(..., xla="tpu")` hands it to the compile-only client).
+    stablehlo: bytes | None = None
 
 
 # ---------------------------------------------------------------------------------------
@@ -620,7 +623,7 @@ def _convert(module, *, platform: str, tuple_args: bool, out_tree, notes,
                     out_tree=out_tree, platform=platform, notes=list(notes),
                     input_memory_spaces=in_spaces, output_memory_spaces=out_spaces,
                     tuple_args=tuple_args, cpu_lowering=cpu_lowering,
-                    cpu_lowering_notes=cpu_notes)
+                    cpu_lowering_notes=cpu_notes, stablehlo=bytecode)
 
 
 def _uses_memory_kinds(arg_dicts, res_dicts, ir) -> bool:

@@ -168,7 +168,9 @@ class Diagnostic:
     or of the entry parameter the diagnostic is about (`params['w']`), None when unknown
     (HLO text has no pytree). source: `(file, line)` of the user's program from `metadata`,
     or None. path: the hops from the offload to the output. fixes: FixSuggestion values.
-    `str(d)` is the diagnostic as the command line prints it.
+    xla_confirmed: with `check(..., xla=...)`, whether XLA's own compile confirms this error
+    or host-compute warning (True / False); None for lints and notes, which are ours alone,
+    and without XLA. `str(d)` is the diagnostic as the command line prints it.
     """
 
     code: str
@@ -190,6 +192,7 @@ class Diagnostic:
     start: Optional[str] = None
     op_name: Optional[str] = None
     help_uri: Optional[str] = None
+    xla_confirmed: Optional[bool] = None
     _json: dict = field(default_factory=dict, repr=False, compare=False)
     _text: str = field(default="", repr=False, compare=False)
 
@@ -237,8 +240,12 @@ class Diagnostic:
         return self.severity == "error"
 
     def to_json(self) -> dict:
-        """This diagnostic's object of `check --format=json` (a fresh copy)."""
-        return copy.deepcopy(self._json)
+        """This diagnostic's object of `check --format=json` (a fresh copy; with XLA's
+        verdict, `xla_confirmed` where it applies)."""
+        j = copy.deepcopy(self._json)
+        if self.xla_confirmed is not None:
+            j["xla_confirmed"] = self.xla_confirmed
+        return j
 
     def __str__(self) -> str:
         return self._text
@@ -279,6 +286,12 @@ class Result:
     that was checked (None for text and files). notes: what the JAX front end wants the
     caller to know (e.g. a CPU lowering, which drops offload annotations).
 
+    With `check(..., xla="tpu")`: `xla` is XLA's own verdict (an XlaVerdict: its error
+    text and code, the instructions it converts into host compute, the time it took),
+    `xla_agrees` whether it and ours agree, `xla_disagreements` each difference in a
+    sentence; each error and host-compute warning has `xla_confirmed`. XLA's verdict then
+    decides `ok` and `exit_status` (when XLA gave one: `xla.verdict`).
+
     The diagnostics and the JSON object are made from the core's result when first asked
     for (a module with thousands of warnings costs nothing until then).
     """
@@ -304,6 +317,50 @@ class Result:
         self.notes = list(notes)
         self.hlo_text = hlo_text
         self.xla_input = xla_input
+        self.xla = None
+        self.xla_agrees: Optional[bool] = None
+        self.xla_disagreements: list = []
+        self._xla_summary = ""
+        self._own_exit_status = self.exit_status
+
+    def _attach_xla(self, verdict) -> None:
+        """Puts XLA's verdict beside ours (hlo_offload._xla.compare): marks each error and
+        host-compute warning confirmed or not, and lets XLA's verdict decide."""
+        from ._xla import compare
+        diagnostics = self.diagnostics
+        comparison = compare(diagnostics, verdict)
+        self._diagnostics = [
+            dataclasses.replace(d, xla_confirmed=comparison.confirmed[id(d)])
+            if id(d) in comparison.confirmed else d for d in diagnostics]
+        k = 0
+        for entry in self._json["files"]:
+            for j in entry.get("diagnostics", ()):
+                c = self._diagnostics[k].xla_confirmed
+                if c is not None:
+                    j["xla_confirmed"] = c
+                k += 1
+        self.xla = verdict
+        self.xla_agrees = comparison.agrees if verdict.verdict else None
+        self.xla_disagreements = list(comparison.disagreements)
+        self._xla_summary = comparison.summary
+        self._json["xla"] = dict(verdict.to_json(), agrees=self.xla_agrees,
+                                 disagreements=self.xla_disagreements)
+        if verdict.verdict:
+            self.exit_status = 0 if verdict.ok else 1
+
+    def xla_text(self) -> str:
+        """The lines `check --xla=...` prints about XLA's verdict ("" without one)."""
+        if self.xla is None:
+            return ""
+        v = self.xla
+        lines = [f"{self.file}: xla: {v.headline()}"]
+        if v.verdict and not v.ok and v.error:
+            lines += [f"  {line}" for line in v.error.splitlines()[1:4] if line.strip()]
+        lines += [f"{self.file}: xla: note: {n}" for n in v.notes]
+        if v.verdict:
+            lines.append(f"{self.file}: xla: {self._xla_summary}")
+        lines += [f"{self.file}: xla: DISAGREES: {d}" for d in self.xla_disagreements]
+        return "\n".join(lines) + "\n"
 
     def _materialize(self) -> None:
         with self._lock:
@@ -342,6 +399,8 @@ class Result:
 
     @property
     def ok(self) -> bool:
+        if self.xla is not None and self.xla.verdict:
+            return self.xla.ok
         return self._counts[0] == 0
 
     @property
@@ -361,7 +420,7 @@ class Result:
 
     def __str__(self) -> str:
         notes = "".join(f"hlo-offload: note: {n}\n" for n in self.notes)
-        return notes + self._text
+        return notes + self._text + self.xla_text()
 
     def __repr__(self) -> str:
         counts = dict(zip(("error", "warning", "note"), self._counts))

@@ -72,50 +72,8 @@ class CaptureFrontEnd(object):
         return self
 
 
-def _skip_shape(text, i):
-    """Index after the shape that starts at text[i] (a tuple shape is parenthesised)."""
-    if text[i] != "(":
-        return text.index(" ", i)
-    depth = 0
-    for j in range(i, len(text)):
-        depth += {"(": 1, ")": -1}.get(text[j], 0)
-        if depth == 0:
-            return j + 1
-    raise ValueError("unbalanced shape: %r" % text[i:i + 80])
-
-
-def instruction_metadata(hlo_text, name):
-    """{name, opcode, op_name, source_line} of instruction `name` in an HLO dump, or None."""
-    m = re.search(r"^\s*(?:ROOT\s+)?%?" + re.escape(name) + r" = ", hlo_text, re.M)
-    if not m:
-        return None
-    end = hlo_text.find("\n", m.end())
-    line = hlo_text[m.end():end if end >= 0 else len(hlo_text)]
-    op = re.match(r"\s*([\w-]+)\(", line[_skip_shape(line, 0):])
-    meta = re.search(r"metadata=\{([^}]*)\}", line)
-    fields = dict(re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)', meta.group(1))) if meta else {}
-    row = {"name": name, "opcode": op.group(1) if op else None,
-           "op_name": fields.get("op_name", '""')[1:-1].replace('\\"', '"') or None}
-    if "source_line" in fields:
-        row["source_file"] = os.path.basename(fields.get("source_file", '""')[1:-1])
-        row["source_line"] = int(fields["source_line"])
-    elif "stack_frame_id" in fields:
-        # A printer with stack-frame tables: the frame's file location has the line.
-        frame = _table(hlo_text, "StackFrames").get(fields["stack_frame_id"], "")
-        loc = _table(hlo_text, "FileLocations").get(
-            re.search(r"file_location_id=(\d+)", frame).group(1) if frame else "", "")
-        if loc:
-            names = _table(hlo_text, "FileNames")
-            file_id = re.search(r"file_name_id=(\d+)", loc).group(1)
-            row["source_file"] = os.path.basename(names.get(file_id, '""')[1:-1])
-            row["source_line"] = int(re.search(r"\bline=(\d+)", loc).group(1))
-    return row
-
-
-def _table(hlo_text, title):
-    """{id: rest of line} of one of the printer's tables (FileNames, StackFrames, ...)."""
-    m = re.search(r"^%s\n((?:\d+ .*\n)*)" % title, hlo_text, re.M)
-    return dict(l.split(" ", 1) for l in m.group(1).splitlines()) if m else {}
+# XLA's dump lines read as the package's `check(..., xla=...)` reads them.
+from hlo_offload._xla import instruction_metadata  # noqa: E402
 
 
 def before_host_offloader_dump(dump_dir, module_name):

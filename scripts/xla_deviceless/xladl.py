@@ -134,54 +134,9 @@ def read_target_config(name, explicit_path=None):
 # Child side: everything below imports JAX and must run with child_env().
 # ---------------------------------------------------------------------------------------
 
-class Target(object):
-    """A compile-only device of one backend, and how to compile for it."""
-
-    def __init__(self, backend, topology, target_config_text=None, num_partitions=1,
-                 spmd=True):
-        """A 1-device target, or one of `num_partitions` devices (SPMD-partitioned when
-        `spmd`, else each partition runs the module as written, as XLA's MPMD mode).
-
-        For tpu, `topology` must have at least that many devices (v5e:2x2 has 4, v5e:2x4 8);
-        for cuda the topology is 1 x 1 x num_partitions GPUs of the target config.
-        """
-        import numpy as np
-        from jax.experimental import topologies
-        from jax._src import compiler
-        from jax._src.lib import xla_client as xc
-        self.backend = backend
-        self.topology = topology
-        if backend == "tpu":
-            topo = topologies.get_topology_desc(platform="tpu", topology_name=topology)
-        else:
-            topo = topologies.get_topology_desc(
-                platform="cuda", topology_name="", target_config=target_config_text,
-                topology="1x1x%d" % num_partitions)
-        if len(topo.devices) < num_partitions:
-            raise RuntimeError("topology %s has %d devices, the module needs %d"
-                               % (topology, len(topo.devices), num_partitions))
-        self.devices = topo.devices[:num_partitions]
-        self.device = topo.devices[0]
-        self.client = self.device.client
-        self._xc = xc
-        self.options = compiler.get_compile_options(
-            num_replicas=1, num_partitions=num_partitions,
-            device_assignment=np.array([list(self.devices)], dtype=object))
-        # JAX always asks for SPMD partitioning; a module without shardings that reads
-        # partition-id is written per partition and would be refused by the partitioner.
-        self.options.executable_build_options.use_spmd_partitioning = bool(spmd)
-
-    def memory_kinds(self):
-        """Sorted memory kinds of the target device, or a string saying why there are none."""
-        try:
-            return sorted(str(m.kind) for m in self.device.addressable_memories())
-        except Exception as e:  # not every compile-only device lists memories
-            return "unavailable: %r" % (e,)
-
-    def compile_mlir(self, module):
-        """Compiles an ir.Module (inside its context); returns the executable or raises."""
-        return self.client.compile(module, executable_devices=self._xc.DeviceList(
-            tuple(self.devices)), compile_options=self.options)
+# The compile-only target is the package's (hlo_offload/_xla_compile.py), which its
+# `check(..., xla=...)` uses in the same way.
+from hlo_offload._xla_compile import Target  # noqa: E402,F401
 
 
 def _split_top(text):

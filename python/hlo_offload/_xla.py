@@ -1,0 +1,564 @@
+"""Real XLA's verdict beside ours: deviceless compiles with a backend's compile-only client.
+
+`check(..., xla="tpu")`, `fix(..., xla=...)` and `hlo-offload check --xla=tpu` compile the
+module they checked with XLA itself, on a machine without a TPU or GPU (docs/DEVICELESS.md):
+
+  tpu   libtpu's PJRT plugin compiles for a TPU topology (default "v5e:2x2"; larger ones
+        for modules with more partitions).
+  cuda  the CUDA PJRT plugin compiles for a GPU described by XLA's target config
+        (GpuTargetConfigProto text, e.g. XLA's
+        xla/backends/gpu/target_config/specs/h100_sxm.txtpb), given by path.
+
+The compile runs in a child process (`_xla_compile.py`): the client never loads into the
+caller's process (an importable libtpu changes what a plain `import jax` does), and a CHECK
+failure inside XLA ends the child, not the caller. The plugin is looked for in
+`~/.cache/hlo-offload-xla-deviceless/<backend>` (`install_xla()` puts it there;
+$HLO_OFFLOAD_XLA_PKGS moves it) and then in the caller's own environment
+(`pip install 'hlo-offload[xla-tpu]'`).
+
+What comes back (XlaVerdict): XLA's status text and code, the instructions its HostOffloader
+converted into host compute (its log's warnings, with opcode and op_name from its own dump
+before the pass), the compile time. `compare()` marks each of our diagnostics confirmed or
+not by it and lists every disagreement.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+__all__ = ["BACKENDS", "XlaUnavailable", "XlaVerdict", "install_xla", "installed",
+           "install_command", "compile_module", "compare"]
+
+BACKENDS = ("tpu", "cuda")
+
+PKG_ROOT = os.environ.get(
+    "HLO_OFFLOAD_XLA_PKGS", os.environ.get(
+        "XLA_DEVICELESS_PKGS",
+        os.path.join(os.path.expanduser("~"), ".cache", "hlo-offload-xla-deviceless")))
+
+# The packages that match jax/jaxlib 0.10.2 (jax's metadata: extra "tpu" requires
+# libtpu==0.0.42.*, extra "cuda12" jax-cuda12-plugin==0.10.2, which requires
+# jax-cuda12-pjrt==0.10.2); install_command() asks the installed jax first.
+PACKAGES = {
+    "tpu": ["libtpu==0.0.42.1"],
+    "cuda": ["jax-cuda12-plugin==0.10.2", "jax-cuda12-pjrt==0.10.2"],
+}
+
+DEFAULT_TOPOLOGY = {"tpu": "v5e:2x2", "cuda": "h100_sxm"}
+# TPU topologies by the partitions a module needs (v5e, 4 chips per host).
+_TPU_TOPOLOGIES = ((4, "v5e:2x2"), (8, "v5e:2x4"), (16, "v5e:4x4"), (32, "v5e:4x8"),
+                   (64, "v5e:8x8"), (128, "v5e:8x16"), (256, "v5e:16x16"))
+
+# The file of the plugin, relative to a folder on the child's path.
+_PLUGIN_FILE = {"tpu": "libtpu/libtpu.so",
+                "cuda": "jax_plugins/xla_cuda12/xla_cuda_plugin.so"}
+
+# XLA's host-compute warning (xla/hlo/transforms/host_offloader.cc, LOG(WARNING) in
+# HostOffloader::WalkDownHostMemoryOffloadPaths and HandleDynamicUpdateSlices).
+HOST_COMPUTE_RE = re.compile(
+    r"device compute in host memory space|converting into host compute|"
+    r"converted into host compute", re.IGNORECASE)
+HOST_COMPUTE_NAME_RE = re.compile(r'Found an instruction \("([^"]+)"\) which does device compute')
+LOG_PREFIX_RE = re.compile(r"^[IWEF]\d{4} [\d:.]+\s+\d+ \S+\] ?")
+ERROR_CODE_RE = re.compile(r"\b(E\d{4}): ([A-Za-z]+)")
+_STATUS_RE = re.compile(r"\b([A-Z_]{4,}): ")
+# JAX appends this to a compile error; it names the caller's own lines, not XLA's.
+_JAX_SUFFIX_RE = re.compile(r"\s*Suspected Python Code Location:.*", re.S)
+
+_CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_xla_compile.py")
+
+
+class XlaUnavailable(RuntimeError):
+    """The backend's compile-only client is not installed (or its GPU target config is
+    missing); the message says how to install it. `.install_command`: the pip command."""
+
+    def __init__(self, message: str, install_command=None):
+        super().__init__(message)
+        self.install_command = install_command
+
+
+def check_backend(backend) -> str:
+    """`backend` ("tpu", "cuda"; "gpu" means "cuda") checked; ValueError otherwise."""
+    if not isinstance(backend, str):
+        raise TypeError(f"xla must be 'tpu' or 'cuda', not {type(backend).__name__}")
+    b = {"gpu": "cuda"}.get(backend.lower(), backend.lower())
+    if b not in BACKENDS:
+        raise ValueError(f"xla={backend!r}: XLA's compile-only clients are 'tpu' (libtpu) "
+                         "and 'cuda' (the CUDA plugin)")
+    return b
+
+
+def pkg_dir(backend: str) -> str:
+    """The folder install_xla() puts the backend's packages in."""
+    return os.path.join(PKG_ROOT, backend)
+
+
+def _plugin_paths(backend: str) -> Optional[list]:
+    """Folders to put on the child's path for the backend's plugin ([] when the caller's
+    environment has it), or None when it is nowhere."""
+    if os.path.exists(os.path.join(pkg_dir(backend), _PLUGIN_FILE[backend])):
+        return [pkg_dir(backend)]
+    from importlib.util import find_spec
+    top = _PLUGIN_FILE[backend].split("/")
+    try:
+        spec = find_spec(top[0])
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        for loc in spec.submodule_search_locations:
+            if os.path.exists(os.path.join(loc, *top[1:])):
+                return []
+    return None
+
+
+def installed(backend: str) -> bool:
+    """True when the backend's compile-only client can be found (install_xla's folder or
+    the caller's environment)."""
+    return _plugin_paths(check_backend(backend)) is not None
+
+
+def _packages(backend: str) -> list:
+    """The packages that match the installed jax (its own extras), else PACKAGES."""
+    try:
+        from importlib import metadata
+        version = metadata.version("jax")
+        reqs = metadata.requires("jax") or []
+    except Exception:
+        return list(PACKAGES[backend])
+    if backend == "tpu":
+        found = [r.split(";")[0].strip() for r in reqs
+                 if r.startswith("libtpu") and 'extra == "tpu"' in r]
+        return found[:1] or list(PACKAGES[backend])
+    return [f"jax-cuda12-plugin=={version}", f"jax-cuda12-pjrt=={version}"]
+
+
+def install_command(backend: str) -> list:
+    """The pip command line (argv) that puts the backend's packages into pkg_dir()."""
+    backend = check_backend(backend)
+    return [sys.executable, "-m", "pip", "install", "--no-deps", "--target",
+            pkg_dir(backend)] + _packages(backend)
+
+
+def install_xla(backend: str = "tpu") -> str:
+    """Installs the backend's compile-only client into pkg_dir(backend) with pip (out of
+    the environment's site-packages, so a plain `import jax` is unchanged); returns the
+    folder. Raises RuntimeError when pip fails (its output in the message)."""
+    cmd = install_command(backend)
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stdout[-2000:]}"
+                           f"{proc.stderr[-2000:]}")
+    return pkg_dir(check_backend(backend))
+
+
+def _unavailable(backend: str) -> XlaUnavailable:
+    cmd = install_command(backend)
+    extra = "xla-tpu" if backend == "tpu" else "xla-cuda"
+    return XlaUnavailable(
+        f"XLA's {backend} compile-only client is not installed; install it with "
+        f"`hlo-offload install-xla {backend}` (runs: {' '.join(cmd)}) or, into this "
+        f"environment, `pip install 'hlo-offload[{extra}]'` (docs/DEVICELESS.md)", cmd)
+
+
+def child_env(backend: str, dump_dir: Optional[str] = None, extra_flags: str = "",
+              extra_path=()) -> dict:
+    """Environment for a child process that compiles for `backend`: the plugin's folder
+    on PYTHONPATH, JAX on the CPU, libtpu told not to ask a metadata server and to log
+    warnings to standard error, XLA's pass dumps around the HostOffloader into
+    `dump_dir`."""
+    env = dict(os.environ)
+    dirs = list(_plugin_paths(backend) or [])
+    if backend == "cuda":
+        dirs += _plugin_paths("tpu") or []
+    dirs += list(extra_path)
+    if dirs or env.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.pathsep.join(
+            dirs + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env["JAX_PLATFORMS"] = "cpu"
+    env["TPU_SKIP_MDS_QUERY"] = "1"
+    # libtpu asks for these when it cannot read them from a metadata server; any value
+    # that parses keeps its init from logging an error (compiles do not use them).
+    env.setdefault("TPU_ACCELERATOR_TYPE", "v5litepod-4")
+    env.setdefault("TPU_WORKER_HOSTNAMES", "localhost")
+    env.setdefault("TPU_WORKER_ID", "0")
+    # libtpu writes its log to /tmp/tpu_logs; XLA's host-compute warnings are LOG(WARNING)s.
+    env["TPU_STDERR_LOG_LEVEL"] = "1"
+    env["TPU_MIN_LOG_LEVEL"] = "1"
+    env["TPU_LOG_DIR"] = "disabled"
+    # Several processes may hold libtpu at once (this one and a caller's own).
+    env.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
+    flags = [extra_flags] if extra_flags else []
+    if dump_dir:
+        flags += [f"--xla_dump_to={dump_dir}", "--xla_dump_hlo_pass_re=host-offloader"]
+    if flags:
+        env["XLA_FLAGS"] = " ".join(flags)
+    return env
+
+
+def read_target_config(name_or_path: str) -> str:
+    """GpuTargetConfigProto text: the file `name_or_path`, else XLA's spec of that GPU
+    name (`h100_sxm`) from $HLO_OFFLOAD_GPU_TARGET_CONFIG_DIR or from an XLA git
+    directory ($XLA_GIT_DIR) at jaxlib's XLA commit. Raises XlaUnavailable saying where
+    to get it."""
+    if os.path.isfile(name_or_path):
+        with open(name_or_path) as fh:
+            return fh.read()
+    spec = f"xla/backends/gpu/target_config/specs/{name_or_path}.txtpb"
+    folder = os.environ.get("HLO_OFFLOAD_GPU_TARGET_CONFIG_DIR")
+    if folder and os.path.isfile(os.path.join(folder, name_or_path + ".txtpb")):
+        with open(os.path.join(folder, name_or_path + ".txtpb")) as fh:
+            return fh.read()
+    git_dir = os.environ.get("XLA_GIT_DIR")
+    if git_dir:
+        proc = subprocess.run(["git", "-C", git_dir, "show", f"{XLA_COMMIT}:{spec}"],
+                              capture_output=True, text=True)
+        if proc.returncode == 0:
+            return proc.stdout
+    raise XlaUnavailable(
+        f"the CUDA compile-only client needs a GPU target config: pass its file "
+        f"(xla_topology=PATH, --xla-topology=PATH), e.g. XLA's {spec} at the commit jaxlib "
+        f"was built from ({XLA_COMMIT} for jaxlib 0.10.2), or set "
+        f"HLO_OFFLOAD_GPU_TARGET_CONFIG_DIR to a folder of such files")
+
+
+# The XLA commit jaxlib 0.10.2 was built from (jax's third_party/xla/revision.bzl at its
+# release): the GPU target configs must come from it, newer specs have fields this
+# plugin's proto does not know.
+XLA_COMMIT = "5a9e73cbd92530cac2ac36f4736a774b2412afe2"
+
+
+def tpu_topology(num_partitions: int) -> str:
+    """The smallest v5e topology with `num_partitions` chips; ValueError beyond 256."""
+    for n, name in _TPU_TOPOLOGIES:
+        if num_partitions <= n:
+            return name
+    raise ValueError(f"{num_partitions} partitions: no TPU topology is chosen for more than "
+                     f"{_TPU_TOPOLOGIES[-1][0]}; pass xla_topology=")
+
+
+def host_compute_warnings(log_text: str) -> list:
+    """XLA's host-compute warnings in a log, one per line, without the log prefix."""
+    return [LOG_PREFIX_RE.sub("", line.strip()) for line in log_text.splitlines()
+            if HOST_COMPUTE_RE.search(line)]
+
+
+def _skip_shape(text: str, i: int) -> int:
+    """Index after the shape that starts at text[i] (a tuple shape is parenthesised)."""
+    if text[i] != "(":
+        return text.index(" ", i)
+    depth = 0
+    for j in range(i, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[j], 0)
+        if depth == 0:
+            return j + 1
+    raise ValueError("unbalanced shape: %r" % text[i:i + 80])
+
+
+def _table(hlo_text: str, title: str) -> dict:
+    """{id: rest of line} of one of the printer's tables (FileNames, StackFrames, ...)."""
+    m = re.search(r"^%s\n((?:\d+ .*\n)*)" % title, hlo_text, re.M)
+    return dict(line.split(" ", 1) for line in m.group(1).splitlines()) if m else {}
+
+
+def instruction_metadata(hlo_text: str, name: str) -> Optional[dict]:
+    """{name, opcode, op_name[, source_file, source_line]} of instruction `name` in an XLA
+    dump (HLO text), or None when it is not there."""
+    m = re.search(r"^\s*(?:ROOT\s+)?%?" + re.escape(name) + r" = ", hlo_text, re.M)
+    if not m:
+        return None
+    end = hlo_text.find("\n", m.end())
+    line = hlo_text[m.end():end if end >= 0 else len(hlo_text)]
+    op = re.match(r"\s*([\w-]+)\(", line[_skip_shape(line, 0):])
+    meta = re.search(r"metadata=\{([^}]*)\}", line)
+    fields = dict(re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)', meta.group(1))) if meta else {}
+    row = {"name": name, "opcode": op.group(1) if op else None,
+           "op_name": fields.get("op_name", '""')[1:-1].replace('\\"', '"') or None}
+    if "source_line" in fields:
+        row["source_file"] = os.path.basename(fields.get("source_file", '""')[1:-1])
+        row["source_line"] = int(fields["source_line"])
+    elif "stack_frame_id" in fields:
+        # A printer with stack-frame tables: the frame's file location has the line.
+        frame = _table(hlo_text, "StackFrames").get(fields["stack_frame_id"], "")
+        loc = _table(hlo_text, "FileLocations").get(
+            re.search(r"file_location_id=(\d+)", frame).group(1) if frame else "", "")
+        if loc:
+            names = _table(hlo_text, "FileNames")
+            file_id = re.search(r"file_name_id=(\d+)", loc).group(1)
+            row["source_file"] = os.path.basename(names.get(file_id, '""')[1:-1])
+            row["source_line"] = int(re.search(r"\bline=(\d+)", loc).group(1))
+    return row
+
+
+@dataclass
+class XlaVerdict:
+    """XLA's answer for one module, from a deviceless compile.
+
+    backend: "tpu" or "cuda"; topology: what it compiled for ("v5e:2x2", "h100_sxm");
+    plugin: the client, e.g. "libtpu 0.0.42.1". ok: XLA compiled the module. verdict:
+    False when XLA gave no verdict (the module could not be handed to it, or XLA
+    crashed): then `reason` says why and ok means nothing. error: XLA's status text
+    (`INVALID_ARGUMENT: E1200: ...`), code: "E1200" or None, status: "INVALID_ARGUMENT"...
+    host_compute: one dict per instruction XLA converted into host compute (name,
+    opcode, op_name, source_file, source_line, from XLA's dump before the HostOffloader).
+    seconds: the compile (without starting the client); total_seconds: the whole child
+    process. notes: what the conversion for XLA lost (e.g. memory kinds of tuples).
+    """
+
+    backend: str
+    topology: str
+    plugin: str = ""
+    ok: bool = False
+    verdict: bool = True
+    reason: str = ""
+    error: Optional[str] = None
+    code: Optional[str] = None
+    status: Optional[str] = None
+    host_compute: list = field(default_factory=list)
+    seconds: float = 0.0
+    total_seconds: float = 0.0
+    notes: list = field(default_factory=list)
+
+    def headline(self) -> str:
+        """One line: what XLA said, e.g. "XLA (libtpu 0.0.42.1, tpu v5e:2x2) compiles
+        the module (1.20 s)"."""
+        who = f"XLA ({self.plugin or self.backend}, {self.backend} {self.topology})"
+        if not self.verdict:
+            return f"{who} gave no verdict: {self.reason}"
+        took = f" ({self.seconds:.2f} s)"
+        if self.ok:
+            conv = (f", converting {len(self.host_compute)} instruction"
+                    f"{'s' if len(self.host_compute) != 1 else ''} into host compute"
+                    if self.host_compute else "")
+            return f"{who} compiles the module{conv}{took}"
+        first = (self.error or "").strip().splitlines()
+        return f"{who} refuses the module{took}: {first[0] if first else ''}"
+
+    def to_json(self) -> dict:
+        """The verdict as JSON (the `xla` object of `check --format=json --xla=...`)."""
+        return {"backend": self.backend, "topology": self.topology, "plugin": self.plugin,
+                "verdict": self.verdict, "ok": self.ok, "reason": self.reason or None,
+                "error": self.error, "code": self.code, "status": self.status,
+                "host_compute": list(self.host_compute), "seconds": round(self.seconds, 3),
+                "total_seconds": round(self.total_seconds, 3), "notes": list(self.notes)}
+
+
+def compile_module(data, module_format: str, *, backend: str, topology: Optional[str] = None,
+                   num_partitions: int = 1, module_name: str = "module",
+                   result_memory_kinds=None, timeout: float = 900) -> XlaVerdict:
+    """Compiles one module with XLA's compile-only client for `backend`, in a child process.
+
+    data: StableHLO (MLIR text or bytecode; module_format "stablehlo") or HLO text
+    (module_format "hlo": XLA's parser reads it, the entry layout's host memory spaces
+    are restated as memory kinds). topology: a TPU topology ("v5e:2x4"; default by
+    num_partitions) or, for cuda, a GPU target config file or XLA spec name (default
+    "h100_sxm"). result_memory_kinds: the memory kind of each flat result to compile with
+    instead of the module's (a fix's `out_shardings`). Returns the XlaVerdict (XLA
+    refusing the module is a verdict, not an exception). Raises XlaUnavailable when the
+    client is not installed, ValueError for a bad topology.
+    """
+    backend = check_backend(backend)
+    paths = _plugin_paths(backend)
+    if paths is None:
+        raise _unavailable(backend)
+    target_config = None
+    if backend == "tpu":
+        topology = topology or tpu_topology(max(1, int(num_partitions)))
+    else:
+        topology = topology or DEFAULT_TOPOLOGY["cuda"]
+        target_config = read_target_config(topology)
+        topology = os.path.basename(topology).replace(".txtpb", "")
+    verdict = XlaVerdict(backend=backend, topology=topology)
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="hlo-offload-xla-") as tmp:
+        module_file = os.path.join(tmp, "module.mlir" if module_format != "hlo" else
+                                   "module.hlo")
+        with open(module_file, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        request = {"backend": backend, "topology": topology, "target_config": target_config,
+                   "num_partitions": int(num_partitions), "module_file": module_file,
+                   "module_format": module_format, "module_name": module_name,
+                   "result_memory_kinds": result_memory_kinds}
+        req_file = os.path.join(tmp, "request.json")
+        res_file = os.path.join(tmp, "result.json")
+        log_file = os.path.join(tmp, "xla.log")
+        dump_dir = os.path.join(tmp, "dump")
+        with open(req_file, "w") as fh:
+            json.dump(request, fh)
+        with open(log_file, "wb") as log:
+            try:
+                proc = subprocess.run([sys.executable, _CHILD, req_file, res_file],
+                                      env=child_env(backend, dump_dir=dump_dir),
+                                      stdout=subprocess.DEVNULL, stderr=log, timeout=timeout)
+                rc = proc.returncode
+            except subprocess.TimeoutExpired:
+                rc = None
+        with open(log_file, errors="replace") as fh:
+            log_text = fh.read()
+        verdict.total_seconds = time.perf_counter() - start
+        if rc is None:
+            verdict.verdict = False
+            verdict.reason = f"the compile did not finish in {timeout:g} s"
+            return verdict
+        if not os.path.exists(res_file):
+            verdict.verdict = False
+            tail = [line for line in log_text.splitlines() if line.strip()][-3:]
+            verdict.reason = (f"XLA crashed (the compiling process ended with status {rc})"
+                              + (": " + " / ".join(LOG_PREFIX_RE.sub("", t) for t in tail)
+                                 if tail else ""))
+            return verdict
+        with open(res_file) as fh:
+            out = json.load(fh)
+        verdict.plugin = out.get("plugin", "")
+        verdict.notes = list(out.get("notes", []))
+        verdict.seconds = float(out.get("seconds") or 0.0)
+        if out["stage"] != "compile":
+            verdict.verdict = False
+            what = {"load": "the compile-only client could not be started",
+                    "convert": "the module could not be handed to XLA"}[out["stage"]]
+            verdict.reason = f"{what}: {_first_lines(out.get('error', ''))}"
+            return verdict
+        verdict.ok = bool(out["ok"])
+        if not verdict.ok:
+            verdict.error = _JAX_SUFFIX_RE.sub("", out.get("error", "")).strip()
+            m = ERROR_CODE_RE.search(verdict.error)
+            verdict.code = m.group(1) if m else None
+            s = _STATUS_RE.match(verdict.error)
+            verdict.status = s.group(1) if s else None
+        names = []
+        for line in host_compute_warnings(log_text):
+            m = HOST_COMPUTE_NAME_RE.search(line)
+            if m and m.group(1) not in names:
+                names.append(m.group(1))
+        dump = _before_offloader_dump(dump_dir) if names else None
+        verdict.host_compute = [
+            (instruction_metadata(dump, n) if dump else None) or {"name": n} for n in names]
+    return verdict
+
+
+def _first_lines(text: str, n: int = 3) -> str:
+    lines = [line for line in _JAX_SUFFIX_RE.sub("", text).splitlines() if line.strip()]
+    return " / ".join(lines[:n])
+
+
+def _before_offloader_dump(dump_dir: str) -> Optional[str]:
+    """XLA's dump of the module right before the HostOffloader (the last one, when the
+    pipeline runs the pass more than once), or None."""
+    found = sorted(glob.glob(os.path.join(dump_dir, "*before_host-offloader.txt")))
+    if not found:
+        return None
+    with open(found[-1], errors="replace") as fh:
+        return fh.read()
+
+
+# ---------------------------------------------------------------------------------------
+# Our diagnostics against XLA's verdict
+
+_HOST_COMPUTE_CODE = "HO2001"
+_MESSAGE_NAME_RE = re.compile(r'instruction \("([^"]+)"\)')
+
+
+def _our_host_compute(diag) -> tuple:
+    """(name, opcode, op_name) of the instruction one of our HO2001 diagnostics names."""
+    m = _MESSAGE_NAME_RE.search(diag.message)
+    name = m.group(1) if m else (diag.instruction or "")
+    opcode = None
+    for note in diag.notes:
+        n = re.match(r'"%s" \(([\w-]+),' % re.escape(name), note.message)
+        if n:
+            opcode = n.group(1)
+            break
+    return name, opcode, diag.op_name
+
+
+def _same_op(ours: tuple, xla: dict) -> bool:
+    """One of our HO2001 instructions and one XLA converted are the same instruction:
+    the same opcode and op_name (XLA's may have the op_name of the call it was inlined
+    from in front: xla/service/call_inliner.cc propagates it), else the same name."""
+    name, opcode, op_name = ours
+    x_op, x_name = xla.get("op_name"), xla.get("opcode")
+    if opcode and x_name and op_name and x_op:
+        return opcode == x_name and (op_name == x_op or x_op.endswith("/" + op_name))
+    return name == xla.get("name")
+
+
+@dataclass
+class Comparison:
+    """Our diagnostics against XLA's verdict.
+
+    agrees: the same verdict (both compile, or both refuse with the same code) and the
+    same instructions converted into host compute. confirmed: {id(diagnostic): True |
+    False} for our errors and host-compute warnings (lints and notes are ours alone).
+    disagreements: one sentence each, for what XLA and we say differently.
+    """
+
+    agrees: bool
+    confirmed: dict
+    disagreements: list
+    summary: str
+
+
+def compare(diagnostics, verdict: XlaVerdict) -> Comparison:
+    """Marks each of our errors and HO2001 warnings confirmed or not by XLA's verdict."""
+    confirmed = {}
+    disagreements = []
+    if not verdict.verdict:
+        return Comparison(True, {}, [], f"not compared: {verdict.reason}")
+    errors = [d for d in diagnostics if d.severity == "error"]
+    ours_ok = not errors
+    for d in errors:
+        # XLA stops at its first error: every E1200 of ours is confirmed by its E1200.
+        confirmed[id(d)] = (not verdict.ok) and verdict.code is not None and \
+            d.code == verdict.code
+    if ours_ok and not verdict.ok:
+        disagreements.append(f"XLA refuses the module and hlo-offload found no error: "
+                             f"{_first_lines(verdict.error or '', 2)}")
+    elif not ours_ok and verdict.ok:
+        codes = ", ".join(sorted({d.code for d in errors}))
+        disagreements.append(f"hlo-offload reports {len(errors)} error"
+                             f"{'s' if len(errors) != 1 else ''} ({codes}) but XLA "
+                             "compiles the module")
+    elif not ours_ok and not verdict.ok and verdict.code not in {d.code for d in errors}:
+        disagreements.append(
+            f"XLA refuses the module with {verdict.code or verdict.status or 'an error'}, "
+            f"hlo-offload with {', '.join(sorted({d.code for d in errors}))}")
+    # Host compute: a multiset match of our HO2001 instructions and XLA's.
+    left = list(verdict.host_compute)
+    ours = [d for d in diagnostics if d.code == _HOST_COMPUTE_CODE]
+    seen = {}
+    for d in ours:
+        key = _our_host_compute(d)
+        if key[0] in seen:  # one instruction, several diagnostics: one answer
+            confirmed[id(d)] = confirmed[id(seen[key[0]])]
+            continue
+        seen[key[0]] = d
+        hit = next((i for i, x in enumerate(left) if _same_op(key, x)), None)
+        confirmed[id(d)] = hit is not None
+        if hit is not None:
+            left.pop(hit)
+        elif verdict.ok or verdict.code is None:
+            disagreements.append(f"hlo-offload warns that {key[0]} ({key[1] or '?'}, "
+                                 f"{key[2] or 'no op_name'}) becomes host compute; XLA "
+                                 "does not convert it")
+    if verdict.ok:
+        for x in left:
+            disagreements.append(
+                f"XLA converts {x.get('name')} ({x.get('opcode') or '?'}, "
+                f"{x.get('op_name') or 'no op_name'}"
+                + (f", {x['source_file']}:{x['source_line']}" if x.get("source_line") else "")
+                + ") into host compute; hlo-offload did not warn")
+    n_conf = sum(1 for v in confirmed.values() if v)
+    summary = (f"agrees ({n_conf} of {len(confirmed)} diagnostics confirmed)"
+               if not disagreements else
+               f"DISAGREES ({len(disagreements)} difference"
+               f"{'s' if len(disagreements) != 1 else ''}); XLA's verdict decides")
+    return Comparison(not disagreements, confirmed, disagreements, summary)
+

@@ -1,0 +1,242 @@
+"""The child side of a deviceless XLA compile (`hlo_offload._xla`): run as a script by the
+package with the backend's compile-only client on its path, never imported by the package
+itself (it imports JAX, and the client must not load into the caller's process).
+
+    python _xla_compile.py REQUEST.json RESULT.json
+
+REQUEST: {"backend": "tpu"|"cuda", "topology": "v5e:2x2"|"h100_sxm", "target_config": text
+(cuda), "num_partitions": N, "module_file": path, "module_format": "stablehlo"|"hlo",
+"module_name": str, "result_memory_kinds": [kind per flat result] or null}.
+RESULT: {"stage": "load"|"convert"|"compile", "ok": bool, "error": text, "error_type": str,
+"seconds": compile time, "plugin": "libtpu 0.0.42.1", "notes": [...]}.
+
+XLA's log (host-compute warnings, E1200 context) goes to this process's standard error,
+which the parent reads. A CHECK failure inside XLA ends this process with a signal; the
+parent reports that as XLA crashing.
+
+Also imported by the project's scripts/xla_deviceless tools for `Target`.
+"""
+
+import json
+import os
+import re
+import sys
+import time
+
+# A layout's memory space: `{1,0:S(5)}`, `{0:T(256)S(5)}`.
+_MEMORY_SPACE_RE = re.compile(r"S\((\d+)\)")
+# Memory space -> JAX memory kind (xla/pjrt/utils.cc, GetMemorySpaceColor).
+_KIND_OF_SPACE = {5: "pinned_host", 6: "unpinned_host"}
+
+
+class Target(object):
+    """A compile-only device of one backend, and how to compile for it."""
+
+    def __init__(self, backend, topology, target_config_text=None, num_partitions=1,
+                 spmd=True):
+        """A 1-device target, or one of `num_partitions` devices (SPMD-partitioned when
+        `spmd`, else each partition runs the module as written, as XLA's MPMD mode).
+
+        For tpu, `topology` must have at least that many devices (v5e:2x2 has 4, v5e:2x4 8);
+        for cuda the topology is 1 x 1 x num_partitions GPUs of the target config.
+        Raises RuntimeError when the topology has too few devices; the client's own
+        exception when it cannot be made.
+        """
+        import numpy as np
+        from jax.experimental import topologies
+        from jax._src import compiler
+        from jax._src.lib import xla_client as xc
+        self.backend = backend
+        self.topology = topology
+        if backend == "tpu":
+            topo = topologies.get_topology_desc(platform="tpu", topology_name=topology)
+        else:
+            topo = topologies.get_topology_desc(
+                platform="cuda", topology_name="", target_config=target_config_text,
+                topology="1x1x%d" % num_partitions)
+        if len(topo.devices) < num_partitions:
+            raise RuntimeError("topology %s has %d devices, the module needs %d"
+                               % (topology, len(topo.devices), num_partitions))
+        self.devices = topo.devices[:num_partitions]
+        self.device = topo.devices[0]
+        self.client = self.device.client
+        self._xc = xc
+        self.options = compiler.get_compile_options(
+            num_replicas=1, num_partitions=num_partitions,
+            device_assignment=np.array([list(self.devices)], dtype=object))
+        # JAX always asks for SPMD partitioning; a module without shardings that reads
+        # partition-id is written per partition and would be refused by the partitioner.
+        self.options.executable_build_options.use_spmd_partitioning = bool(spmd)
+
+    def memory_kinds(self):
+        """Sorted memory kinds of the target device, or a string saying why there are none."""
+        try:
+            return sorted(str(m.kind) for m in self.device.addressable_memories())
+        except Exception as e:  # not every compile-only device lists memories
+            return "unavailable: %r" % (e,)
+
+    def compile_mlir(self, module):
+        """Compiles an ir.Module (inside its context); returns the executable or raises
+        XLA's error (E1200 and the rest come as the client's exception)."""
+        return self.client.compile(module, executable_devices=self._xc.DeviceList(
+            tuple(self.devices)), compile_options=self.options)
+
+
+def _leaf_spaces(shape):
+    """Memory space of each array leaf of an xla_client Shape, depth first."""
+    if shape.is_tuple():
+        return [s for t in shape.tuple_shapes() for s in _leaf_spaces(t)]
+    layout = shape.layout() if shape.is_array() else None
+    m = _MEMORY_SPACE_RE.search(layout.to_string()) if layout is not None else None
+    return [int(m.group(1)) if m else 0]
+
+
+def hlo_text_to_module(hlo_text, module_name):
+    """HLO text -> (ir.Module in a fresh JAX MLIR context, context, notes).
+
+    XLA's own parser reads the text (jaxlib's hlo_module_from_text); jaxlib converts it to
+    StableHLO, which drops layouts, so the host memory spaces of the entry parameters and
+    results (from the parsed program shape) are restated as `mhlo.memory_kind` attributes,
+    as JAX states them and PJRT turns them back into layouts (xla/pjrt/utils.cc). Tuple
+    parameters and nested result tuples cannot be restated: a note says so. Raises the
+    parser's or converter's exception.
+    """
+    from jax._src.interpreters import mlir
+    from jax._src.lib import _jax
+    from jax._src.lib import xla_client as xc
+    from jax._src.lib.mlir import ir
+    from jaxlib import _hlo
+    notes = []
+    hlo_module = _hlo.hlo_module_from_text(hlo_text)
+    proto = hlo_module.as_serialized_hlo_module_proto()
+    program = xc.XlaComputation(proto).program_shape()
+    bytecode = _jax.mlir.hlo_to_stablehlo(proto)
+    ctx = mlir.make_ir_context()
+    with ctx:
+        module = ir.Module.parse(bytecode)
+        module.operation.attributes["sym_name"] = ir.StringAttr.get(module_name)
+        main = _main(module, ir)
+        ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+        params = program.parameter_shapes()
+        if any(p.is_tuple() and any(_leaf_spaces(p)) for p in params):
+            notes.append("a tuple parameter has leaves in host memory: their memory kinds "
+                         "are not restated")
+        p_spaces = [0 if p.is_tuple() else _leaf_spaces(p)[0] for p in params]
+        result = program.result_shape()
+        r_spaces = _leaf_spaces(result)
+        if result.is_tuple() and any(t.is_tuple() for t in result.tuple_shapes()):
+            notes.append("the result is a nested tuple: its memory kinds are not restated")
+            r_spaces = None
+        _set_memory_kinds(main, "arg_attrs", p_spaces, len(ftype.inputs), ir, notes)
+        _set_memory_kinds(main, "res_attrs", r_spaces, len(ftype.results), ir, notes)
+    return module, ctx, notes
+
+
+def _main(module, ir):
+    for op in module.body.operations:
+        if op.operation.name == "func.func" and \
+                ir.StringAttr(op.attributes["sym_name"]).value == "main":
+            return op
+    raise RuntimeError("the module has no @main function")
+
+
+def _set_memory_kinds(main, attr_name, spaces, count, ir, notes):
+    """Sets `mhlo.memory_kind` of each argument or result of `main` whose memory space is
+    host memory (keeps every other attribute); `spaces` None leaves them as they are."""
+    if spaces is None:
+        return
+    if len(spaces) != count:
+        notes.append("the module has %d %s in its layout and @main %d: memory kinds not "
+                     "restated" % (len(spaces), attr_name, count))
+        return
+    kinds = [_KIND_OF_SPACE.get(s) for s in spaces]
+    _set_kinds(main, attr_name, kinds, ir, keep_device=True)
+
+
+def _set_kinds(main, attr_name, kinds, ir, keep_device=False):
+    """Writes `mhlo.memory_kind` = kinds[i] on argument/result i ("device" removes a host
+    kind; None, or "device" with keep_device, leaves the entry as it is)."""
+    if not any(k not in (None, "device") for k in kinds) and keep_device:
+        return
+    old = main.attributes[attr_name] if attr_name in main.attributes else None
+    dicts = []
+    for i, kind in enumerate(kinds):
+        entries = {}
+        if old is not None:
+            d = ir.DictAttr(ir.ArrayAttr(old)[i])
+            for j in range(len(d)):
+                entries[d[j].name] = d[j].attr
+        if kind in ("pinned_host", "unpinned_host"):
+            entries["mhlo.memory_kind"] = ir.StringAttr.get(kind)
+        elif kind == "device" and not keep_device:
+            entries.pop("mhlo.memory_kind", None)
+        dicts.append(ir.DictAttr.get(entries))
+    main.attributes[attr_name] = ir.ArrayAttr.get(dicts)
+
+
+def _plugin_version(backend):
+    from importlib import metadata
+    name = {"tpu": "libtpu", "cuda": "jax-cuda12-plugin"}[backend]
+    try:
+        return "%s %s" % (name, metadata.version(name))
+    except Exception:  # a plugin found without its metadata
+        return name
+
+
+def run(request, out):
+    """Compiles the request's module, filling `out`, the RESULT object (see the module's
+    doc) as it goes; raises what stops it (its stage is in `out`)."""
+    out["plugin"] = _plugin_version(request["backend"])
+    target = Target(request["backend"], request["topology"], request.get("target_config"),
+                    int(request.get("num_partitions") or 1))
+    from jax._src.interpreters import mlir
+    from jax._src.lib.mlir import ir
+    out["stage"] = "convert"
+    with open(request["module_file"], "rb") as fh:
+        data = fh.read()
+    name = request.get("module_name") or "module"
+    if request["module_format"] == "hlo":
+        module, ctx, notes = hlo_text_to_module(data.decode("utf-8"), name)
+        out["notes"] += notes
+    else:
+        ctx = mlir.make_ir_context()
+        with ctx:
+            module = ir.Module.parse(data)
+            module.operation.attributes["sym_name"] = ir.StringAttr.get(name)
+    kinds = request.get("result_memory_kinds")
+    if kinds is not None:
+        with ctx:
+            main = _main(module, ir)
+            ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+            if len(kinds) != len(ftype.results):
+                raise RuntimeError("%d result memory kinds for %d results of @main"
+                                   % (len(kinds), len(ftype.results)))
+            _set_kinds(main, "res_attrs", kinds, ir)
+    out["stage"] = "compile"
+    start = time.perf_counter()
+    with ctx:
+        target.compile_mlir(module)
+    out["seconds"] = time.perf_counter() - start
+    out["ok"] = True
+
+
+def main(argv):
+    """Reads REQUEST, writes RESULT; exits 0 when RESULT was written (whatever XLA said)."""
+    with open(argv[1]) as fh:
+        request = json.load(fh)
+    out = {"stage": "load", "ok": False, "notes": []}
+    start = time.perf_counter()
+    try:
+        run(request, out)
+    except Exception as e:  # XLA's verdict (or why there is none): the stage says which
+        out["error"] = str(e)
+        out["error_type"] = type(e).__name__
+        out.setdefault("seconds", time.perf_counter() - start)
+    with open(argv[2] + ".tmp", "w") as fh:
+        json.dump(out, fh)
+    os.replace(argv[2] + ".tmp", argv[2])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
