@@ -524,7 +524,8 @@ def xla_verdict(inp: _Input, backend: str, topology: Optional[str], *,
 
 def fix(source, *args, strategy: str = "host-output", platform: Optional[str] = None,
         filename: Optional[str] = None, xla_flags: Optional[dict] = None,
-        pipeline: str = "xla", ignore=None, select=None, **kwargs) -> FixedModule:
+        pipeline: str = "xla", ignore=None, select=None, xla: Optional[str] = None,
+        xla_topology: Optional[str] = None, **kwargs) -> FixedModule:
     """Rewrites the module so that every E1200 goes away (`hlo-offload fix`), re-checks it,
     and returns the fixed HLO text as a FixedModule (a str).
 
@@ -533,9 +534,16 @@ def fix(source, *args, strategy: str = "host-output", platform: Optional[str] = 
     For a JAX source, `.output_memory_kinds` is the fix in JAX's own terms: the pytree of
     output memory kinds that compiles, with the structure of the function's outputs.
     pipeline, ignore, select: as for check() (an ignored error-level lint such as HO3002
-    no longer stands in the way of the fix). Raises FixError (a ValueError, with
-    `.result`) when the module cannot be fixed; else as check().
+    no longer stands in the way of the fix). xla, xla_topology: as for check(): XLA
+    compiles what the fix suggests and `.xla` / `.xla_accepts` say whether it accepts it;
+    for a JAX or StableHLO source with strategy "host-output", that is the lowering with
+    the new output memory kinds (what JAX compiles once `out_shardings` say them), else
+    the fixed HLO module. Raises FixError (a ValueError, with `.result`) when the module
+    cannot be fixed; XlaUnavailable as check(); else as check().
     """
+    backend = _xla_backend(xla, xla_topology)
+    if backend == "cuda" and platform is None:
+        platform = "cuda"
     inp = _resolve(source, args, kwargs, platform=platform, filename=filename)
     run_args = _run_args(inp, strategy=strategy, keep_modules=True, xla_flags=xla_flags,
                          pipeline=pipeline, ignore=ignore, select=select)
@@ -566,12 +574,30 @@ def fix(source, *args, strategy: str = "host-output", platform: Optional[str] = 
             finally:
                 again.release()
         kinds = _output_kinds(m, inp)
+        verdict = None
+        if backend is not None:
+            verdict = _fix_verdict(inp, backend, xla_topology, text, m, strategy)
         return FixedModule(
             text, changed=not outcome.unchanged, strategy=strategy, fixed_outputs=fixed,
             fixed_output_paths=paths, output_memory_kinds=kinds,
-            diagnostics=diagnostics)
+            diagnostics=diagnostics, xla=verdict,
+            xla_accepts=verdict.ok if verdict is not None and verdict.verdict else None)
     finally:
         outcome.release()
+
+
+def _fix_verdict(inp: _Input, backend: str, topology: Optional[str], fixed_text: str,
+                 module_info: dict, strategy: str):
+    """XLA's verdict on a fix: the source's own StableHLO with the fixed output memory
+    kinds (strategy host-output on a JAX or StableHLO source: what JAX compiles with the
+    new out_shardings), else the fixed HLO text."""
+    spaces = module_info.get("output_memory_spaces")
+    xi = inp.xla
+    if strategy == "host-output" and xi is not None and xi.stablehlo is not None and \
+            spaces is not None and len(spaces) == len(xi.output_memory_kinds):
+        kinds = [_KIND_OF_SPACE.get(s, "device") for s in spaces]
+        return xla_verdict(inp, backend, topology, result_memory_kinds=kinds)
+    return xla_verdict(inp, backend, topology, hlo_text=fixed_text)
 
 
 def _output_kinds(module_info: dict, inp: _Input):

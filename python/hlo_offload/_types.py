@@ -513,6 +513,8 @@ class FixedModule(str):
     `hlo_offload._jax.pytree_from_result_paths`), else (HLO text, or names that describe
     no tree) a list, one per leaf of the entry result. diagnostics: the fix's notes (e.g. nothing to
     fix) and what the re-check of the fixed module reported.
+    With `fix(..., xla="tpu")`: `xla` is XLA's verdict on the fix (an XlaVerdict) and
+    `xla_accepts` whether XLA compiles it (None when XLA gave no verdict); else both None.
     """
 
     changed: bool
@@ -521,6 +523,8 @@ class FixedModule(str):
     fixed_output_paths: list
     output_memory_kinds: Any
     diagnostics: list
+    xla: Any = None
+    xla_accepts: Optional[bool] = None
 
     def __new__(cls, text: str, **attrs):
         self = super().__new__(cls, text)
@@ -537,4 +541,7 @@ class FixedModule(str):
                                      ["{" + ",".join(map(str, i)) + "}"
                                       for i in self.fixed_outputs])
                 if self.changed else "nothing to fix")
+        if self.xla is not None:
+            what += "; " + ({True: "XLA accepts it", False: "XLA refuses it"}.get(
+                self.xla_accepts, "no verdict from XLA"))
         return f"<hlo_offload.FixedModule ({self.strategy}): {what}; {len(self)} characters>"

@@ -556,9 +556,15 @@ def compare(diagnostics, verdict: XlaVerdict) -> Comparison:
                 + (f", {x['source_file']}:{x['source_line']}" if x.get("source_line") else "")
                 + ") into host compute; hlo-offload did not warn")
     n_conf = sum(1 for v in confirmed.values() if v)
-    summary = (f"agrees ({n_conf} of {len(confirmed)} diagnostics confirmed)"
-               if not disagreements else
-               f"DISAGREES ({len(disagreements)} difference"
-               f"{'s' if len(disagreements) != 1 else ''}); XLA's verdict decides")
+    if disagreements:
+        summary = (f"DISAGREES ({len(disagreements)} difference"
+                   f"{'s' if len(disagreements) != 1 else ''}); XLA's verdict decides")
+    elif confirmed:
+        summary = (f"agrees: {n_conf} of {len(confirmed)} errors and host-compute "
+                   "warnings confirmed")
+        if not verdict.ok and sum(1 for d in errors if d.code == verdict.code) > 1:
+            summary += " (XLA stops at its first error)"
+    else:
+        summary = "agrees: no error, no host compute"
     return Comparison(not disagreements, confirmed, disagreements, summary)
 

@@ -104,6 +104,47 @@ def test_check_with_xla_gives_xlas_verdict(prog, backend):
     assert j["xla"]["ok"] == stored["ok"] and j["xla"]["agrees"] == (not differs)
 
 
+def _e1200_cases():
+    for backend in ("tpu", "cuda"):
+        for prog in PROGRAMS:
+            if stored_result(prog.name, backend).get("code") == "E1200":
+                for strategy in hlo_offload.STRATEGIES:
+                    yield pytest.param(prog, backend, strategy,
+                                       id=f"{prog.name}-{backend}-{strategy}")
+
+
+@pytest.mark.parametrize("prog,backend,strategy", list(_e1200_cases()))
+def test_fix_of_e1200_program_is_compiled_by_xla(prog, backend, strategy):
+    """fix(..., xla=backend) of every E1200 program: XLA compiles what the fix suggests
+    (host-output: the lowering with the new output memory kinds; move-to-device: the
+    rewritten module)."""
+    _skip_without(backend)
+    fe = _Capture()
+    prog.build(fe, backend)
+    source, args, kwargs = fe.call
+    fixed = hlo_offload.fix(source, *args, strategy=strategy, xla=backend, **kwargs)
+    assert fixed.changed and fixed.fixed_outputs
+    assert fixed.xla is not None and fixed.xla.verdict, fixed.xla
+    assert fixed.xla_accepts is True, fixed.xla.error
+    assert "XLA accepts it" in repr(fixed)
+
+
+def test_cpu_lowering_gets_no_xla_verdict():
+    """A lowering for the CPU lost its offload annotations (HO0002): XLA is not asked, and
+    the result says why; the error stands."""
+    _skip_without("tpu")
+    import jax
+    import jax.numpy as jnp
+    s = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    f = jax.jit(lambda x: jax.device_put(x * 2, s.with_memory_kind("pinned_host")))
+    lowered = f.trace(jnp.ones((8, 128))).lower()
+    result = hlo_offload.check(lowered, xla="tpu")
+    assert result.xla is not None and not result.xla.verdict
+    assert "lowering for the CPU" in result.xla.reason
+    assert not result.ok and result.exit_status == 1
+    assert "HO0002" in [d.code for d in result.errors]
+
+
 def test_missing_client_is_a_clear_error(monkeypatch, tmp_path):
     """Without the client, xla= raises XlaUnavailable naming the install command."""
     monkeypatch.setattr(_xla, "_plugin_paths", lambda backend: None)
