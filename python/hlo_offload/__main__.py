@@ -56,6 +56,17 @@ def main(argv=None, *, replace_process: bool = True) -> int:
     this process by the `hlo-offload` program; otherwise it runs as a child."""
     argv = list(sys.argv[1:] if argv is None else argv)
     command, index = _subcommand(argv)
+    if command == "install-xla":
+        return _install_xla(argv[index + 1:])
+    try:
+        xla, argv = _xla_options(argv, command)
+    except _Usage as e:
+        sys.stderr.write(f"hlo-offload: error: {e}\n"
+                         f"Run 'hlo-offload {command or ''} --help' for usage.\n")
+        return USAGE_EXIT
+    if xla is not None:
+        from ._xla_cli import run_with_xla
+        return run_with_xla(command, argv, *xla)
     if command in _STABLEHLO_COMMANDS and _stablehlo_inputs(argv, index):
         return _StableHloRun(command, argv[:index] + argv[index + 1:]).run()
     exe = _executable()
@@ -64,6 +75,66 @@ def main(argv=None, *, replace_process: bool = True) -> int:
         sys.stderr.flush()
         os.execv(exe, ["hlo-offload", *argv])
     return subprocess.call([exe, *argv])
+
+
+def _xla_options(argv, command):
+    """(backend, topology) of `--xla=tpu|cuda` and `--xla-topology=T` (check and fix),
+    and argv without them; (None, argv) when --xla is not given."""
+    backend = topology = None
+    rest = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        i += 1
+        if a == "--":
+            rest += argv[i - 1:]
+            break
+        name, eq, value = a.partition("=")
+        if name not in ("--xla", "--xla-topology"):
+            rest.append(a)
+            continue
+        if command not in ("check", "fix"):
+            raise _Usage(f"{name} is an option of check and fix")
+        if not eq:
+            if i >= len(argv):
+                raise _Usage(f"{name} needs a value")
+            value = argv[i]
+            i += 1
+        if value == "":
+            raise _Usage(f"'{a}' has nothing after '='" if eq else f"{name} needs a value")
+        if name == "--xla":
+            from ._xla import check_backend
+            try:
+                backend = check_backend(value)
+            except ValueError:
+                raise _Usage(f"--xla: '{value}' is not tpu or cuda (XLA's compile-only "
+                             "clients: libtpu, the CUDA plugin)") from None
+        else:
+            topology = value
+    if topology is not None and backend is None:
+        raise _Usage("--xla-topology is for --xla=tpu or --xla=cuda")
+    return (None if backend is None else (backend, topology)), rest
+
+
+def _install_xla(args) -> int:
+    """`hlo-offload install-xla [tpu|cuda]`: installs the compile-only client."""
+    from . import _xla
+    if len(args) > 1 or (args and args[0].startswith("-")):
+        sys.stderr.write("hlo-offload: error: usage: hlo-offload install-xla [tpu|cuda]\n")
+        return USAGE_EXIT
+    try:
+        backend = _xla.check_backend(args[0] if args else "tpu")
+    except ValueError as e:
+        sys.stderr.write(f"hlo-offload: error: {e}\n")
+        return USAGE_EXIT
+    sys.stderr.write(f"hlo-offload: running {' '.join(_xla.install_command(backend))}\n")
+    try:
+        folder = _xla.install_xla(backend)
+    except RuntimeError as e:
+        sys.stderr.write(f"hlo-offload: error: {e}\n")
+        return 1
+    sys.stderr.write(f"hlo-offload: XLA's {backend} compile-only client is in {folder}\n")
+    return 0
 
 
 def console_main() -> None:

@@ -1,0 +1,196 @@
+"""`hlo-offload check --xla=tpu|cuda` and `fix --xla=...`: the command line's run, then XLA's
+own verdict on each module (hlo_offload._xla), beside ours.
+
+check: the run happens as without --xla (same diagnostics, same output), then each FILE's
+module is compiled by XLA's compile-only client; per file, standard error gets XLA's verdict,
+whether it agrees with ours and every difference (text and `--format=xla`), or the JSON
+document gets an `xla` object per file and `xla_confirmed` on each error and HO2001
+(`--format=json`). XLA's verdict decides the exit status: 0 when XLA compiles every module,
+1 when it refuses one; a file XLA gave no verdict for keeps ours; usage errors stay 2.
+fix: the fix is written as without --xla, then XLA compiles the fixed module; exit 1 when
+XLA refuses it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+USAGE_EXIT = 2
+
+
+def _usage(command: str, message: str) -> int:
+    sys.stderr.write(f"hlo-offload: error: {message}\n"
+                     f"Run 'hlo-offload {command} --help' for usage.\n")
+    return USAGE_EXIT
+
+
+def _self_command(argv, capture: bool):
+    """Runs this package's command line on argv in a child (stdout captured or not)."""
+    return subprocess.run([sys.executable, "-m", "hlo_offload", *argv],
+                          stdout=subprocess.PIPE if capture else None)
+
+
+def _option(argv, names):
+    """The value of the last option in `names` (`--name=v` or `--name v`), else None."""
+    value = None
+    for i, a in enumerate(argv):
+        if a == "--":
+            break
+        name, eq, v = a.partition("=")
+        if name in names:
+            value = v if eq else (argv[i + 1] if i + 1 < len(argv) else None)
+    return value
+
+
+_WITH_VALUE = ("-o", "--output", "--strategy", "--passes", "--pipeline", "--disable",
+               "--enable", "--platform", "--format", "--pinned-host-budget", "--max-nodes")
+
+
+def _files(argv):
+    """The FILE arguments of a command line (after the subcommand)."""
+    files, skip, command_seen = [], False, False
+    for i, a in enumerate(argv):
+        if skip:
+            skip = False
+            continue
+        if a == "--":
+            files += argv[i + 1:]
+            break
+        if a.startswith("-") and a != "-":
+            skip = a in _WITH_VALUE
+            continue
+        if not command_seen:
+            command_seen = True
+            continue
+        files.append(a)
+    return files
+
+
+def _without_format(argv):
+    out, skip = [], False
+    for i, a in enumerate(argv):
+        if skip:
+            skip = False
+            continue
+        if a == "--":
+            out += argv[i:]
+            break
+        if a == "--format":
+            skip = True
+            continue
+        if a.startswith("--format="):
+            continue
+        out.append(a)
+    return out
+
+
+def run_with_xla(command, argv, backend: str, topology) -> int:
+    """The command line run of `argv` with XLA's verdict (see the module's doc)."""
+    from . import _xla
+    if command not in ("check", "fix"):
+        return _usage(command or "", "--xla is an option of check and fix")
+    if "--split-input-file" in argv:
+        return _usage(command, "--xla compiles one module per file: check the modules of a "
+                      "split file one by one")
+    fmt = _option(argv, ("--format",)) or "text"
+    if command == "check" and fmt == "sarif":
+        return _usage(command, "--xla works with --format=text, xla or json")
+    if not _xla.installed(backend):
+        sys.stderr.write(f"hlo-offload: error: {_xla._unavailable(backend)}\n")
+        return USAGE_EXIT
+    if command == "fix":
+        return _fix(argv, backend, topology)
+    return _check(argv, backend, topology, fmt)
+
+
+def _check(argv, backend, topology, fmt) -> int:
+    from . import _xla
+    from ._types import Diagnostic, Result
+    first = _self_command(argv, capture=(fmt == "json"))
+    if first.returncode not in (0, 1):
+        if fmt == "json" and first.stdout:
+            sys.stdout.buffer.write(first.stdout)
+        return first.returncode
+    if fmt == "json":
+        doc_bytes = first.stdout
+    else:
+        again = subprocess.run([sys.executable, "-m", "hlo_offload",
+                                *_without_format(argv), "--format=json"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        doc_bytes = again.stdout
+    try:
+        doc = json.loads(doc_bytes)
+    except ValueError:
+        sys.stderr.write("hlo-offload: error: --xla: no JSON result to compare with\n")
+        return USAGE_EXIT
+    platform = _option(argv, ("--platform",))
+    status = 0
+    lines = []
+    for entry in doc.get("files", []):
+        file = entry.get("file")
+        diagnostics = [Diagnostic._from_json(j, file=file, module=entry.get("module"),
+                                             text="") for j in entry.get("diagnostics", [])]
+        own = 1 if any(d.is_error for d in diagnostics) else 0
+        verdict = _verdict_of_file(file, backend, topology, platform)
+        # A Result over these diagnostics does the comparison as the API does.
+        result = Result(text="", offsets=[0] * (len(diagnostics) + 1),
+                        render_json=lambda e=entry: json.dumps({"files": [e]}),
+                        counts=(own, 0, 0), exit_status=own, modules=[], file=file)
+        result._diagnostics = diagnostics
+        result._json = {"files": [entry]}
+        result._attach_xla(verdict)
+        entry["xla"] = result._json.pop("xla")
+        status = max(status, result.exit_status)
+        lines.append(result.xla_text())
+    if fmt == "json":
+        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stderr.write("".join(lines))
+    return status
+
+
+def _verdict_of_file(file, backend, topology, platform):
+    """XLA's verdict on one input file: StableHLO as it is, HLO text through XLA's parser."""
+    from . import _api, _xla
+    with open(file, "rb") as fh:
+        data = fh.read()
+    head = _api._decode_head(data)
+    if file.endswith(".mlir") or _api._looks_like_mlir(head):
+        inp = _api._from_stablehlo(data, platform, file, file=file)
+        return _api.xla_verdict(inp, backend, topology)
+    return _api.xla_verdict(_api._Input(text=data, file=None, path=file), backend, topology)
+
+
+def _fix(argv, backend, topology) -> int:
+    from . import _api
+    out_path = _option(argv, ("-o", "--output"))
+    in_place = "--in-place" in argv
+    to_stdout = out_path in (None, "-") and not in_place
+    first = _self_command(argv, capture=to_stdout)
+    if to_stdout and first.stdout:
+        sys.stdout.buffer.write(first.stdout)
+        sys.stdout.flush()
+    if first.returncode != 0:
+        return first.returncode
+    files = _files(argv)
+    if to_stdout:
+        fixed = first.stdout
+    else:
+        target = files[-1] if in_place else out_path
+        with open(target, "rb") as fh:
+            fixed = fh.read()
+    name = files[-1] if files else "<fix>"
+    verdict = _api.xla_verdict(_api._Input(text=fixed, file=None, path=name), backend,
+                               topology)
+    if verdict.verdict:
+        say = verdict.headline().replace("the module", "the fixed module", 1)
+    else:
+        say = verdict.headline()
+    sys.stderr.write(f"{name}: xla: {say}\n")
+    if verdict.verdict and not verdict.ok and verdict.error:
+        sys.stderr.write("".join(f"  {line}\n" for line in verdict.error.splitlines()[1:4]
+                                 if line.strip()))
+    return 1 if verdict.verdict and not verdict.ok else 0

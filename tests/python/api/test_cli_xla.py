@@ -1,0 +1,109 @@
+"""`hlo-offload check --xla=tpu` and `fix --xla=tpu`: the console command's run, then XLA's own
+verdict (a deviceless compile, docs/DEVICELESS.md) beside ours, on the README's example.
+
+The example's E1200 is XLA's (the stored deviceless verdict of the corpus case it comes from
+says the same); the instruction XLA names differs (`tuple.1`: XLA parses the module after a
+round trip through StableHLO, which renames instructions). Tests that compile skip, saying
+how to install the client, without libtpu.
+"""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from hlo_offload import _xla
+
+REPO = pathlib.Path(__file__).resolve().parents[3]
+EXAMPLE = REPO / "examples" / "offload_step_e1200.hlo"
+
+
+def _cli(*args, env=None):
+    proc = subprocess.run([sys.executable, "-m", "hlo_offload", *map(str, args)],
+                          capture_output=True, text=True, timeout=300, env=env)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.fixture
+def tpu():
+    if not _xla.installed("tpu"):
+        pytest.skip("XLA's tpu compile-only client is not installed: "
+                    + " ".join(_xla.install_command("tpu")))
+
+
+def test_check_text_gives_xlas_verdict_and_agreement(tpu):
+    rc, out, err = _cli("check", "--xla=tpu", EXAMPLE)
+    assert rc == 1 and out == ""
+    # Our diagnostic as without --xla, then XLA's verdict and the comparison.
+    assert "error: E1200: CompileTimeHostOffloadOutputLocationMismatch" in err
+    xla_lines = [line for line in err.splitlines() if ": xla: " in line]
+    assert xla_lines[0].startswith(f"{EXAMPLE}: xla: XLA (libtpu ")
+    assert "refuses the module" in xla_lines[0] and "E1200" in xla_lines[0]
+    assert xla_lines[-1] == (f"{EXAMPLE}: xla: agrees: 1 of 1 errors and host-compute "
+                             "warnings confirmed")
+    assert "DISAGREES" not in err
+
+
+def test_check_json_has_xla_object_and_confirmations(tpu):
+    rc, out, err = _cli("check", "--format=json", "--xla", "tpu", EXAMPLE)
+    assert rc == 1, err
+    entry = json.loads(out)["files"][0]
+    x = entry["xla"]
+    assert (x["backend"], x["verdict"], x["ok"], x["code"], x["agrees"]) == \
+        ("tpu", True, False, "E1200", True)
+    assert x["topology"] == "v5e:2x2" and x["seconds"] > 0
+    assert x["error"].startswith("INVALID_ARGUMENT: E1200: ")
+    assert [(d["code"], d["xla_confirmed"]) for d in entry["diagnostics"]] == [("E1200", True)]
+
+
+def test_xla_verdict_decides_exit_status(tpu, tmp_path):
+    """fix --xla writes the fix and XLA compiles it; check --xla of the fixed module exits 0
+    (both compile it), of the original 1 (both refuse it, test above). The API's tests
+    (tests/python/jax_programs/test_xla_option.py) cover modules XLA and we disagree on."""
+    fixed = tmp_path / "fixed.hlo"
+    rc, _, err = _cli("fix", "--strategy=host-output", "--xla=tpu", EXAMPLE, "-o", fixed)
+    assert rc == 0, err
+    assert f"{EXAMPLE}: xla: XLA (libtpu " in err and "compiles the fixed module" in err
+    rc, _, err = _cli("check", "--xla=tpu", fixed)
+    assert rc == 0, err
+    assert f"{fixed}: xla: agrees: no error, no host compute" in err
+
+
+def test_fix_to_standard_output_is_compiled(tpu):
+    rc, out, err = _cli("fix", "--strategy", "move-to-device", "--xla=tpu", EXAMPLE)
+    assert rc == 0, err
+    assert out.startswith("HloModule ")
+    assert "compiles the fixed module" in err
+
+
+@pytest.mark.parametrize("args,words", [
+    (["check", "--xla=cpu", "x.hlo"], "--xla: 'cpu' is not tpu or cuda"),
+    (["fmt", "--xla=tpu", "x.hlo"], "--xla is an option of check and fix"),
+    (["check", "--xla=", "x.hlo"], "has nothing after '='"),
+    (["check", "--xla-topology=v5e:2x4", "x.hlo"], "--xla-topology is for --xla=tpu"),
+    (["check", "--xla=tpu", "--format=sarif", "x.hlo"], "--xla works with --format=text"),
+    (["check", "--xla=tpu", "--split-input-file", "x.hlo"], "one module per file"),
+])
+def test_usage_errors(args, words):
+    if "--format=sarif" in args or "--split-input-file" in args:
+        if not _xla.installed("tpu"):
+            pytest.skip("the client check comes first without libtpu")
+    rc, out, err = _cli(*args)
+    assert rc == 2 and out == ""
+    assert words in err, err
+
+
+def test_missing_client_names_the_install_command(tmp_path):
+    env = dict(os.environ, HLO_OFFLOAD_XLA_PKGS=str(tmp_path))
+    env.pop("XLA_DEVICELESS_PKGS", None)
+    try:
+        import libtpu  # noqa: F401  (installed into this environment: nothing is missing)
+        pytest.skip("libtpu is importable in this environment")
+    except ImportError:
+        pass
+    rc, out, err = _cli("check", "--xla=tpu", EXAMPLE, env=env)
+    assert rc == 2 and out == ""
+    assert "XLA's tpu compile-only client is not installed" in err
+    assert "hlo-offload install-xla tpu" in err and "pip install" in err
