@@ -11,12 +11,15 @@ fix() rewrites the module so that E1200 goes away (and, for JAX, gives the pytre
 memory kinds that compiles); report() says what is offloaded and what it costs; explain()
 prints a code's page. Sources: HLO text, StableHLO text, files, and, with jax installed
 (`pip install 'hlo-offload[jax]'`), jitted functions, `jax.stages.Traced` and `Lowered`.
-The command line is `hlo-offload` (or `python -m hlo_offload`), as docs/CLI.md describes.
+`xla="tpu"` puts XLA's own verdict beside ours, from a deviceless compile by libtpu
+(`install_xla()` installs it). The command line is `hlo-offload` (or `python -m
+hlo_offload`), as docs/CLI.md describes.
 """
 
 from ._api import PIPELINES, STRATEGIES, check, codes, executable, explain, fix, passes, report
 from ._core import version as _version
 from ._guard import OffloadCheckError, OffloadCheckWarning, guard
+from ._xla import XlaUnavailable, XlaVerdict, install_xla
 from ._types import (
     Diagnostic,
     FixedModule,
@@ -55,5 +58,8 @@ __all__ = [
     "FixError",
     "OffloadCheckError",
     "OffloadCheckWarning",
+    "XlaUnavailable",
+    "XlaVerdict",
+    "install_xla",
     "__version__",
 ]
