@@ -172,6 +172,7 @@ struct RunArgs {
   std::optional<int64_t> pinned_host_budget;
   std::vector<std::string> passes;
   std::string pipeline = "xla";  // PassPipeline: "xla" or "offload"
+  std::string backend = "any";   // TargetBackend: "tpu", "gpu" or "any"
   std::string strategy = "host-output";
   int64_t max_nodes = 400;
   std::vector<std::string> output_paths;
@@ -202,6 +203,8 @@ PipelineOptions MakeOptions(const RunArgs& a) {
   options.offload.fix_entry_layout_unless_customized =
       a.fix_entry_layout_unless_customized;
   options.lint.pinned_host_budget = a.pinned_host_budget;
+  options.lint.backend =
+      ParseTargetBackend(a.backend).value_or(TargetBackend::kAny);
   options.trace_level = a.trace_level;
   options.trace = nullptr;  // kept per module, printed by the renderers
   options.report_max_nodes = a.max_nodes;
@@ -235,6 +238,11 @@ Outcome* Run(const std::string& command, nb::object text,
     throw nb::value_error("pinned_host_budget is a number of bytes, 0 or more");
   }
   if (args.max_nodes < 0) throw nb::value_error("max_nodes is 0 or more");
+  if (!ParseTargetBackend(args.backend)) {
+    throw nb::value_error(("unknown backend '" + args.backend +
+                           "' (tpu, gpu or any)")
+                              .c_str());
+  }
   CodeSelection codes;
   if (!args.ignore.empty()) {
     auto ignored = ParseCodeList("ignore", args.ignore, CodeListUse::kDisable);
@@ -429,6 +437,7 @@ NB_MODULE(_core, m) {
       .def_rw("path", &RunArgs::path)
       .def_rw("split_input", &RunArgs::split_input)
       .def_rw("lints", &RunArgs::lints)
+      .def_rw("backend", &RunArgs::backend)
       .def_rw("ignore", &RunArgs::ignore)
       .def_rw("select", &RunArgs::select)
       .def_rw("pinned_host_budget", &RunArgs::pinned_host_budget)

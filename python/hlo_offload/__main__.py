@@ -159,9 +159,11 @@ class _StableHloRun:
         c = self.command
         opts = {"format": "text", "output": None, "in_place": False, "strategy": None,
                 "passes": [], "lints": True, "budget": None, "trace": 0, "split": False,
-                "max_nodes": 400, "flags": {}, "files": [], "platform": None, "disable": [], "enable": []}
+                "max_nodes": 400, "flags": {}, "files": [], "platform": None, "disable": [], "enable": [],
+                "backend": None}
         with_value = {"--format", "-o", "--output", "--strategy", "--passes",
-                      "--pinned-host-budget", "--max-nodes", "--platform", "--disable", "--enable"}
+                      "--pinned-host-budget", "--max-nodes", "--platform", "--disable", "--enable",
+                      "--backend"}
         flags = {
             "--disable-automatic-host-compute-offload": "xla_disable_automatic_host_compute_offload",
             "--allow-h2h-copy-when-automatic-host-compute-offload-disabled":
@@ -233,6 +235,12 @@ class _StableHloRun:
                         opts["platform"] = _check_platform(value)
                     except ValueError as e:
                         raise _Usage(f"--platform: {e}") from None
+                elif name == "--backend":
+                    if c == "fmt" or value not in ("tpu", "gpu", "cuda", "rocm", "any"):
+                        raise _Usage(f"--backend: '{value}' is not one of tpu, gpu, cuda, "
+                                     "rocm, any" if c != "fmt" else
+                                     f"the following argument was not expected: {name}")
+                    opts["backend"] = value
                 elif name in ("--disable", "--enable"):
                     if c == "fmt":
                         raise _Usage(f"the following argument was not expected: {name}")
@@ -377,6 +385,8 @@ class _StableHloRun:
                               xla_flags=opts["flags"], max_nodes=opts["max_nodes"],
                               ignore=opts["disable"], select=opts["enable"])
         args.pinned_host_budget = budget
+        if opts["backend"] is not None:
+            args.backend = opts["backend"]
         args.trace_level = opts["trace"]
         args.passes = opts["passes"]
         args.keep_modules = self.command in ("opt", "fmt", "fix")

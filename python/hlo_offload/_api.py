@@ -267,7 +267,14 @@ def _run_args(inp: _Input, *, lints=True, pinned_host_budget=None, strategy="hos
     if inp.xla is not None:
         a.output_paths = list(inp.xla.output_paths)
         a.input_paths = list(inp.xla.input_paths)
+        # The platform lowered for is the backend compiled for: lints about another
+        # backend's compiler (HO3005, the GPU's) stay quiet (`--backend`).
+        a.backend = _BACKEND_OF_PLATFORM.get(inp.xla.platform, "any")
     return a
+
+
+# JAX platform -> `--backend` (lints/offload_lints.h, TargetBackend).
+_BACKEND_OF_PLATFORM = {"tpu": "tpu", "cuda": "gpu", "rocm": "gpu"}
 
 
 # `report --max-nodes=N`: the command line takes 1 to 2^30 (src/tool/driver.cc, the

@@ -96,6 +96,17 @@ Diagnostic MakeDiagnostic(DiagCode code, std::string message,
     d.instruction = std::string(instr->input_name());
     if (instr->parent() != nullptr) {
       d.computation = std::string(instr->input_computation());
+      // A lint names the user's line of the instruction it quotes (from its
+      // metadata), as XLA's own diagnostics here do.
+      const Module* module = instr->parent()->parent();
+      if (module != nullptr &&
+          absl::StartsWith(DiagCodeString(code), "HO3")) {
+        if (auto pos = module->ResolveSource(instr->metadata());
+            pos.has_value() && !pos->file.empty()) {
+          d.source =
+              ProgramSource{pos->file, pos->line, instr->metadata().op_name};
+        }
+      }
     }
   }
   return d;

@@ -26,8 +26,8 @@ class DynamicUpdateSliceMemorySpaceMismatch : public LintChecker {
     const Instruction* source = instr->operand(1);
     context.out().push_back(MakeDiagnostic(
         DiagCode::kHO3007,
-        absl::StrCat("dynamic-update-slice \"", instr->name(),
-                     "\" writes host value \"", source->name(), "\"",
+        absl::StrCat("dynamic-update-slice \"", instr->input_name(),
+                     "\" writes host value \"", source->input_name(), "\"",
                      SourceSuffix(context.module(), source), " into ",
                      buffer == kHostMemorySpace ? "a host" : "a device",
                      " buffer and stays in device memory: XLA turns it "

@@ -78,7 +78,7 @@ class HostMemoryRequestNotHonored : public LintChecker {
     LintInputFacts& facts = context.mutable_facts();
     if (to_host && !facts.asks_for_host_memory) {
       facts.asks_for_host_memory = true;
-      facts.first_request = std::string(instr->name());
+      facts.first_request = std::string(instr->input_name());
       facts.first_request_loc = instr->loc();
     }
     // Annotations that a later step drops.
@@ -126,11 +126,11 @@ class HostMemoryRequestNotHonored : public LintChecker {
     if (known) return;
     context.out().push_back(MakeDiagnostic(
         DiagCode::kHO3004,
-        kind ? absl::StrCat("annotate_device_placement \"", instr->name(),
+        kind ? absl::StrCat("annotate_device_placement \"", instr->input_name(),
                             "\" has the unknown memory kind \"", *kind,
                             "\"; it is left in the module and no "
                             "offloading happens for it")
-             : absl::StrCat("annotate_device_placement \"", instr->name(),
+             : absl::StrCat("annotate_device_placement \"", instr->input_name(),
                             "\" has no _xla_buffer_placement frontend "
                             "attribute; it is left in the module and no "
                             "offloading happens for it"),
@@ -145,7 +145,7 @@ class HostMemoryRequestNotHonored : public LintChecker {
     std::vector<Diagnostic>& out = context.out();
     if (instr->users().empty() && !instr->IsRoot()) {
       out.push_back(MakeDiagnostic(DiagCode::kHO3004,
-                                   absl::StrCat("\"", instr->name(),
+                                   absl::StrCat("\"", instr->input_name(),
                                                 "\" moves a value to host but nothing "
                                                 "uses it; it is dropped without "
                                                 "effect"),
@@ -156,7 +156,7 @@ class HostMemoryRequestNotHonored : public LintChecker {
           instr->user_count() == 1) {
         Diagnostic d = MakeDiagnostic(
             DiagCode::kHO3004,
-            absl::StrCat("\"", instr->name(),
+            absl::StrCat("\"", instr->input_name(),
                          "\" reaches the entry root only through bitcasts, "
                          "so XLA finds nothing to offload: the annotation "
                          "is deleted, no host copy is made and the output "
@@ -177,7 +177,7 @@ class HostMemoryRequestNotHonored : public LintChecker {
     }
     Diagnostic d = MakeDiagnostic(
         DiagCode::kHO3004,
-        absl::StrCat("the root value \"", instr->name(),
+        absl::StrCat("the root value \"", instr->input_name(),
                      "\" is placed in host memory", SourceSuffix(module, instr),
                      " but entry_computation_layout declares the result "
                      "in device memory; XLA returns a host copy without "
@@ -201,7 +201,7 @@ class HostMemoryRequestNotHonored : public LintChecker {
     }
     context.out().push_back(MakeDiagnostic(
         DiagCode::kHO3004,
-        absl::StrCat("entry parameter \"", operand->name(),
+        absl::StrCat("entry parameter \"", operand->input_name(),
                      "\" is moved to device right at entry",
                      SourceSuffix(context.module(), instr),
                      " but its layout is already device memory; if it "

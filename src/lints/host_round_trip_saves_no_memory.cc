@@ -48,9 +48,9 @@ class HostRoundTripSavesNoMemory : public LintChecker {
     std::string bytes = LintBytes(byte_count);
     Diagnostic d = MakeDiagnostic(
         DiagCode::kHO3014,
-        absl::StrCat("\"", instr->name(), "\"", SourceSuffix(module, instr),
-                     " moves \"", value->name(), "\" (", bytes,
-                     ") to host and \"", back->name(), "\"",
+        absl::StrCat("\"", instr->input_name(), "\"", SourceSuffix(module, instr),
+                     " moves \"", value->input_name(), "\" (", bytes,
+                     ") to host and \"", back->input_name(), "\"",
                      SourceSuffix(module, back),
                      " moves it straight back to device: the round trip "
                      "saves no device memory (the move back is the only "

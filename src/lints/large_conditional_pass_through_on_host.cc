@@ -58,13 +58,13 @@ void LintHostConditional(
     largest = std::max(largest, bytes);
     passing.push_back(absl::StrCat("\"", branches[b]->name(), "\" (",
                                    LintBytes(bytes), " of operand \"",
-                                   cond->operand(b + 1)->name(), "\")"));
+                                   cond->operand(b + 1)->input_name(), "\")"));
   }
   if (passing.empty()) return;
   Diagnostic d = MakeDiagnostic(
       DiagCode::kHO3011,
       absl::StrCat(
-          "conditional \"", cond->name(), "\"", SourceSuffix(module, cond),
+          "conditional \"", cond->input_name(), "\"", SourceSuffix(module, cond),
           " runs as host compute and passes a large operand through "
           "unchanged in branch", passing.size() == 1 ? " " : "es ",
           absl::StrJoin(passing, ", "),
@@ -77,7 +77,7 @@ void LintHostConditional(
   for (size_t b = 0; b < branches.size(); ++b) {
     const Instruction* operand = cond->operand(b + 1);
     crossing.push_back(absl::StrCat(
-        "\"", operand->name(), "\" (",
+        "\"", operand->input_name(), "\" (",
         LintBytes(shape_util::ByteSizeOf(operand->shape())), ") into \"",
         branches[b]->name(), "\""));
   }
@@ -95,7 +95,7 @@ void LintHostConditional(
         int64_t bytes = shape_util::ByteSizeOf(op->shape());
         if (HasHostLeaf(op->shape()) || bytes == 0) continue;
         device.push_back(
-            absl::StrCat("\"", op->name(), "\" (", LintBytes(bytes), ")"));
+            absl::StrCat("\"", op->input_name(), "\" (", LintBytes(bytes), ")"));
       }
       inputs->second = absl::StrJoin(device, ", ");
     }

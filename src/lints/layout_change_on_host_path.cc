@@ -44,7 +44,7 @@ class LayoutChangeOnHostPath : public LintChecker {
     Diagnostic d = MakeDiagnostic(
         DiagCode::kHO3006,
         absl::StrCat(
-            "\"", value->name(), "\"", SourceSuffix(context.module(), value),
+            "\"", value->input_name(), "\"", SourceSuffix(context.module(), value),
             " is offloaded with layout ",
             ShapeToString(instr->operand(0)->shape()),
             " but returned in host memory as ", ShapeToString(instr->shape()),

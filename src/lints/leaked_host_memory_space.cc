@@ -32,7 +32,7 @@ class LeakedHostMemorySpace : public LintChecker {
     if (first_leak_ == nullptr || !context.has_annotations()) return;
     context.out().push_back(MakeDiagnostic(
         DiagCode::kHO3008,
-        absl::StrCat("\"", first_leak_->name(), "\" carries host memory space ",
+        absl::StrCat("\"", first_leak_->input_name(), "\" carries host memory space ",
                      "S(5) in its shape ", ShapeToString(first_leak_->shape()),
                      leaks_ > 1 ? absl::StrCat(" (and ", leaks_ - 1, " more ",
                                                leaks_ == 2 ? "instruction)"

@@ -25,7 +25,7 @@ class ModuleAlreadyOffloaded : public LintChecker {
         DiagCode::kHO3015,
         absl::StrCat(
             "the module looks offloaded already: it has ",
-            DescribeEarlierOffloading(*signs), " (\"", signs->first->name(),
+            DescribeEarlierOffloading(*signs), " (\"", signs->first->input_name(),
             "\" first) and no offload annotation left, as after "
             "HostOffloader; the passes clear S(5) from every instruction "
             "before they start, as XLA's do, so what they report for it "

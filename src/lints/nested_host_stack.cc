@@ -46,9 +46,9 @@ void LintNestedHostStack(const Module& module, const CallGraph& call_graph,
   Diagnostic d = MakeDiagnostic(
       DiagCode::kHO3009,
       absl::StrCat(
-          "dynamic-update-slice \"", outer->name(),
-          "\" writes the host stack of while \"", inner->name(),
-          "\" (built by \"", stacked->name(), "\" in ",
+          "dynamic-update-slice \"", outer->input_name(),
+          "\" writes the host stack of while \"", inner->input_name(),
+          "\" (built by \"", stacked->input_name(), "\" in ",
           inner_body->name(), ")", SourceSuffix(module, stacked),
           " into a stacked buffer of the enclosing loop: a stacked host "
           "buffer nested in a stacked buffer is a known-risky pattern; the "
@@ -60,8 +60,8 @@ void LintNestedHostStack(const Module& module, const CallGraph& call_graph,
   const int64_t update_space = outer->operand(1)->shape().memory_space();
   if (space != update_space) {
     d.notes.push_back(Note{
-        absl::StrCat("\"", outer->name(), "\" is in ", MemorySpaceName(space),
-                     " but its update \"", outer->operand(1)->name(),
+        absl::StrCat("\"", outer->input_name(), "\" is in ", MemorySpaceName(space),
+                     " but its update \"", outer->operand(1)->input_name(),
                      "\" is in ", MemorySpaceName(update_space)),
         outer->loc()});
   }
@@ -84,9 +84,9 @@ void LintNestedHostStack(const Module& module, const CallGraph& call_graph,
     if (element != nullptr && element->IsArray() &&
         element->memory_space() != space) {
       d.notes.push_back(Note{
-          absl::StrCat("\"", root->name(), "\" element {", p, "} is in ",
+          absl::StrCat("\"", root->input_name(), "\" element {", p, "} is in ",
                        MemorySpaceName(element->memory_space()),
-                       " but its operand \"", outer->name(), "\" is in ",
+                       " but its operand \"", outer->input_name(), "\" is in ",
                        MemorySpaceName(space)),
           root->loc()});
     }
@@ -110,11 +110,11 @@ void LintNestedHostStack(const Module& module, const CallGraph& call_graph,
         continue;
       }
       d.notes.push_back(Note{
-          absl::StrCat("while \"", loop->name(), "\" element {", p,
+          absl::StrCat("while \"", loop->input_name(), "\" element {", p,
                        "} is in ", MemorySpaceName(carried->memory_space()),
-                       " but its operand \"", init->name(), "\" passes ",
+                       " but its operand \"", init->input_name(), "\" passes ",
                        passed != nullptr
-                           ? absl::StrCat("\"", passed->name(), "\"")
+                           ? absl::StrCat("\"", passed->input_name(), "\"")
                            : absl::StrCat("element {", p, "}"),
                        " in ", MemorySpaceName(given->memory_space())),
           loop->loc()});

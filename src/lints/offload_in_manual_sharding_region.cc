@@ -106,15 +106,15 @@ class OffloadInManualShardingRegion : public LintChecker {
       Diagnostic d = MakeDiagnostic(
           DiagCode::kHO3013,
           absl::StrCat(
-              "offload annotation \"", annotation->name(), "\"",
+              "offload annotation \"", annotation->input_name(), "\"",
               SourceSuffix(context.module(), annotation),
               " sits inside a manually partitioned region (between "
-              "SPMDFullToShardShape \"", full_to_shard->name(),
-              "\" and SPMDShardToFullShape \"", shard_to_full->name(),
+              "SPMDFullToShardShape \"", full_to_shard->input_name(),
+              "\" and SPMDShardToFullShape \"", shard_to_full->input_name(),
               "\", a shard_map body)",
               collective != nullptr
                   ? absl::StrCat(" next to ", collective->opcode_spelling(),
-                                 " \"", collective->name(), "\"")
+                                 " \"", collective->input_name(), "\"")
                   : std::string(),
               ": check backend support; backends have failed to compile host "
               "transfers in this position"),

@@ -45,8 +45,19 @@ struct LintInputFacts {
   bool reads_as_jax_lowered_text = false;
 };
 
+// The backend a module is compiled for (`--backend`), where the lints'
+// evidence differs by backend: HO3005 is about the GPU compiler only.
+enum class TargetBackend { kAny, kTpu, kGpu };
+
+// "tpu", "gpu" (also "cuda", "rocm": JAX's platform names) or "any";
+// nullopt for anything else.
+std::optional<TargetBackend> ParseTargetBackend(absl::string_view name);
+
 // What the command line configures for the lints.
 struct LintOptions {
+  // The backend the module is for: a lint about one backend is reported
+  // for that backend and for kAny (unknown), not for the other.
+  TargetBackend backend = TargetBackend::kAny;
   // HO3012: the pinned host memory the target can give one program, in
   // bytes; unset: not checked.
   std::optional<int64_t> pinned_host_budget;

@@ -33,15 +33,15 @@ class PipelinedHostWriteChecker : public LintChecker {
                      std::vector<Diagnostic>& out) {
     std::vector<std::string> peeled;
     for (const Instruction* p : write.peeled) {
-      peeled.push_back(absl::StrCat("\"", p->name(), "\""));
+      peeled.push_back(absl::StrCat("\"", p->input_name(), "\""));
     }
     Diagnostic d = MakeDiagnostic(
         DiagCode::kHO3010,
         absl::StrCat(
-            "\"", write.write->name(), "\" writes the value that while \"",
-            write.loop->name(), "\" carries in element {", write.carried_index,
+            "\"", write.write->input_name(), "\" writes the value that while \"",
+            write.loop->input_name(), "\" carries in element {", write.carried_index,
             "} from the previous iteration into a host stack, at index \"",
-            write.index->name(), "\" = i", write.offset,
+            write.index->input_name(), "\" = i", write.offset,
             " (i: element {", write.counter_index,
             "}, the loop counter): a pipelined offload, the write for "
             "iteration i happens in iteration i+", -write.offset,
@@ -57,7 +57,7 @@ class PipelinedHostWriteChecker : public LintChecker {
         write.write);
     for (const Instruction* p : write.peeled) {
       d.notes.push_back(Note{
-          absl::StrCat("\"", p->name(), "\" writes the last iteration's value "
+          absl::StrCat("\"", p->input_name(), "\" writes the last iteration's value "
                        "after the loop (the peeled epilogue)"),
           p->loc()});
     }

@@ -26,7 +26,7 @@ class ScatterGatherOnHostMemory : public LintChecker {
     if (!host) return;
     Diagnostic d = MakeDiagnostic(
         DiagCode::kHO3002,
-        absl::StrCat(instr->opcode_spelling(), " \"", instr->name(), "\"",
+        absl::StrCat(instr->opcode_spelling(), " \"", instr->input_name(), "\"",
                      SourceSuffix(context.module(), instr),
                      " reads or writes a host-memory buffer; XLA's "
                      "backends do not support this and fail"),

@@ -39,6 +39,7 @@ struct Flags {
   bool in_place = false;
   std::string passes;
   std::string pipeline = "xla";
+  std::string backend = "any";
   bool no_lints = false;
   std::vector<std::string> disable_codes;
   std::vector<std::string> enable_codes;
@@ -141,6 +142,14 @@ void AddOffloadFlags(CLI::App* app, Flags& flags, bool as_for_check) {
                         "with the passes before it that change what it sees; "
                         "offload: the three offloading passes alone")
       ->check(CLI::IsMember({"xla", "offload"}));
+  app->add_option("--backend", flags.backend,
+                  as_for_check
+                      ? "as for check: tpu, gpu or any (default)"
+                      : "the backend the module is compiled for: tpu, gpu "
+                        "(cuda, rocm) or any (default: lints about one "
+                        "backend's compiler, such as HO3005 for the GPU, are "
+                        "reported)")
+      ->check(CLI::IsMember({"tpu", "gpu", "cuda", "rocm", "any"}));
   app->add_flag("--disable-automatic-host-compute-offload",
                 offload.disable_automatic_host_compute_offload,
                 as_for_check
@@ -188,6 +197,8 @@ PipelineOptions OptionsFrom(const Flags& flags) {
   options.pipeline =
       flags.pipeline == "offload" ? PassPipeline::kOffload : PassPipeline::kXla;
   options.lints = !flags.no_lints;
+  options.lint.backend =
+      ParseTargetBackend(flags.backend).value_or(TargetBackend::kAny);
   options.offload = flags.offload;
   options.trace_level = flags.trace_level;
   options.report_max_nodes = flags.max_nodes;
