@@ -1,5 +1,8 @@
 // HO3014 HostRoundTripSavesNoMemory (docs/errors/HO3014.md).
+#include <optional>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "lints/lint_util.h"
 
 namespace hloff {
@@ -16,6 +19,20 @@ constexpr int64_t kMaxRoundTripNotes = 20;
 // the round trip lowers no device memory peak and costs two transfers. The
 // value is what was on device before the (possibly repeated) moves to host;
 // a host entry parameter moved to device is a transfer in, not a round trip.
+// The entry output `instr` is (the entry root, or an operand of a tuple
+// root), or nullopt.
+std::optional<ShapeIndex> EntryOutputOf(const Instruction* instr,
+                                        const LintContext& context) {
+  if (!context.in_entry()) return std::nullopt;
+  const Instruction* root = context.computation()->root();
+  if (root == instr) return ShapeIndex{};
+  if (root->opcode() != HloOpcode::kTuple) return std::nullopt;
+  for (int64_t i = 0; i < root->operand_count(); ++i) {
+    if (root->operand(i) == instr) return ShapeIndex{i};
+  }
+  return std::nullopt;
+}
+
 class HostRoundTripSavesNoMemory : public LintChecker {
  public:
   // A move to host is a custom call.
@@ -46,12 +63,23 @@ class HostRoundTripSavesNoMemory : public LintChecker {
       return;
     }
     std::string bytes = LintBytes(byte_count);
+    // A move back that is an entry output is the placement JAX adds for an
+    // output's out_shardings (memory kind "device"): its metadata names the
+    // line that traced the function, not the program, so it is named by the
+    // output instead.
+    std::optional<ShapeIndex> output = EntryOutputOf(back, context);
+    std::string back_text =
+        output.has_value()
+            ? absl::StrCat("the placement of entry output {",
+                           absl::StrJoin(*output, ","), "} in device memory (\"",
+                           back->input_name(), "\", from out_shardings)")
+            : absl::StrCat("\"", back->input_name(), "\"",
+                           SourceSuffix(module, back));
     Diagnostic d = MakeDiagnostic(
         DiagCode::kHO3014,
         absl::StrCat("\"", instr->input_name(), "\"", SourceSuffix(module, instr),
                      " moves \"", value->input_name(), "\" (", bytes,
-                     ") to host and \"", back->input_name(), "\"",
-                     SourceSuffix(module, back),
+                     ") to host and ", back_text,
                      " moves it straight back to device: the round trip "
                      "saves no device memory (the move back is the only "
                      "use of the host copy, so nothing in the program "
@@ -59,11 +87,16 @@ class HostRoundTripSavesNoMemory : public LintChecker {
                      "two ",
                      bytes, " transfers"),
         instr);
+    d.about_output = output;
     d.fixes.push_back(Fix{
         "remove",
-        "drop both device_puts, or offload the value where it is produced "
-        "and bring it back right before it is used, so that its device "
-        "memory is free in between"});
+        output.has_value()
+            ? "if the output is meant to stay in host memory, give its "
+              "out_shardings entry memory_kind=\"pinned_host\"; otherwise drop "
+              "the device_put to host"
+            : "drop both device_puts, or offload the value where it is produced "
+              "and bring it back right before it is used, so that its device "
+              "memory is free in between"});
     context.out().push_back(std::move(d));
   }
 
