@@ -413,6 +413,13 @@ def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
     contradicts a Lowered's, or a module jaxlib cannot convert.
     """
     jax, _, _, _, _ = _import_jax()
+    try:
+        from ._api import _arguments_error, _source_error
+    except ImportError:  # this file loaded on its own, without the package
+        _arguments_error = _source_error = lambda *a: None
+    error = _source_error(source, args, kwargs, "from_jax")
+    if error is not None:  # an array, a Compiled, jax.pmap or jax.vmap, a plain function
+        raise error
     stages = jax.stages
     notes: list[str] = []
     if isinstance(source, stages.Lowered):
@@ -444,9 +451,16 @@ def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
             traced = source
         elif isinstance(source, stages.Compiled):
             raise TypeError("from_jax takes a jitted function, Traced or Lowered, not a "
-                            "Compiled (its HLO is after XLA's passes)")
+                            "Compiled (its HLO is after XLA's passes): pass the Lowered, "
+                            "jitted.trace(*args).lower(lowering_platforms=(\"tpu\",))")
         elif callable(getattr(source, "trace", None)):
-            traced = source.trace(*args, **kwargs)
+            try:
+                traced = source.trace(*args, **kwargs)
+            except TypeError as e:
+                error = _arguments_error(source, args, kwargs)
+                if error is None:
+                    raise
+                raise error from e
         elif callable(source):
             raise TypeError(
                 f"from_jax takes a jax.jit-wrapped function, Traced or Lowered; "
