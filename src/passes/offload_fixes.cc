@@ -88,12 +88,22 @@ std::vector<Fix> E1200Fixes(const Module& module, const ShapeIndex& index,
             : index.empty() ? std::string("out_shardings")
                             : absl::StrCat("the out_shardings entry of ",
                                            OutputName(module, index));
+    // Without pytree names the index is the flat one: where the function
+    // returns a pytree, out_shardings[i] is not that output's entry.
+    std::string flat =
+        output_path.empty() && index.size() == 1
+            ? absl::StrCat("; ", index[0], " is the flat output index (the "
+                           "module has no pytree names): with nested outputs, "
+                           "it is leaf ", index[0],
+                           " of jax.tree.leaves(out_shardings)")
+            : std::string();
     fixes.push_back(Fix{
         "host-output",
         absl::StrCat("declare ", OutputName(module, index),
                      " in host memory: ", new_layout, "; in JAX give ", jax,
                      " memory_kind=\"pinned_host\" (e.g. "
-                     "sharding.with_memory_kind(\"pinned_host\"))")});
+                     "sharding.with_memory_kind(\"pinned_host\"))",
+                     flat)});
   }
   OutputValue value = FindOutputValue(module, index);
   std::string where =
