@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "diag/docs.h"
+#include "diag/group.h"
 
 namespace hloff {
 namespace {
@@ -74,7 +75,8 @@ std::string Position(const SourceText& source, SourceLoc loc) {
 
 }  // namespace
 
-std::string RenderText(const Diagnostic& d, const SourceText& source) {
+std::string RenderText(const Diagnostic& d, const SourceText& source,
+                       absl::Span<const Diagnostic* const> folded) {
   // A note that belongs to another diagnostic's code (a summary line) is one
   // line; a note-level lint of its own (HO3010, ...) is rendered in full.
   if (d.severity == Severity::kNote &&
@@ -94,8 +96,16 @@ std::string RenderText(const Diagnostic& d, const SourceText& source) {
     }
   }
   // JAX names, only where the caller gave them.
+  // The outputs of the folded diagnostics follow the note that names this
+  // one's output: its JAX path, else its own notes (E1200's "it is returned
+  // as entry output {0}").
+  std::string folded_note =
+      folded.empty() ? std::string()
+                     : absl::StrCat("  note: ", FoldedOutputsNote(d, folded), "\n");
   if (!d.output_path.empty()) {
-    absl::StrAppend(&out, "  note: JAX output: ", d.output_path, "\n");
+    absl::StrAppend(&out, "  note: JAX output: ", d.output_path, "\n",
+                    folded_note);
+    folded_note.clear();
   }
   if (!d.input_path.empty()) {
     absl::StrAppend(&out, "  note: JAX input: ", d.input_path, "\n");
@@ -104,6 +114,7 @@ std::string RenderText(const Diagnostic& d, const SourceText& source) {
     absl::StrAppend(&out, "  ", Position(source, note.loc), " note: ",
                     note.message, "\n");
   }
+  out += folded_note;
   if (!d.path.empty()) {
     absl::StrAppend(&out, "  note: path taken:\n");
     for (const PathHop& hop : d.path) {
@@ -214,8 +225,18 @@ nlohmann::json RenderSarif(const std::vector<FileDiagnostics>& files,
     rules.push_back(std::move(rule));
   }
   nlohmann::json results = nlohmann::json::array();
+  // The results of the file so far, before this module's: groups are
+  // numbered by their first result's position in the file.
+  size_t in_file = 0;
+  const std::string* previous_file = nullptr;
   for (const FileDiagnostics& file : files) {
-    for (const Diagnostic& d : file.diagnostics) {
+    if (previous_file == nullptr || *previous_file != file.file) in_file = 0;
+    previous_file = &file.file;
+    DiagnosticGroups groups(file.diagnostics);
+    size_t module_base = in_file;
+    in_file += file.diagnostics.size();
+    for (size_t i = 0; i < file.diagnostics.size(); ++i) {
+      const Diagnostic& d = file.diagnostics[i];
       auto location = [&](SourceLoc loc, absl::string_view message) {
         nlohmann::json physical = {
             {"artifactLocation", {{"uri", UriReference(file.file)}}}};
@@ -263,6 +284,10 @@ nlohmann::json RenderSarif(const std::vector<FileDiagnostics>& files,
         result["properties"]["output_index"] =
             nlohmann::json(std::vector<int64_t>(d.output_index->begin(),
                                                 d.output_index->end()));
+      }
+      if (groups.Folds(i)) {
+        result["properties"]["group"] = module_base + groups.Leader(i);
+        result["properties"]["group_size"] = groups.Size(i);
       }
       results.push_back(std::move(result));
     }

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "diag/diagnostic.h"
 #include "nlohmann/json.hpp"
 
@@ -25,7 +26,11 @@ struct SourceText {
 
 // `path:line:col: error: E1200: Name: message`, the source line, a caret,
 // then `  path:line:col: note: ...` lines and the documentation link.
-std::string RenderText(const Diagnostic& diagnostic, const SourceText& source);
+// `folded`: the other diagnostics of its group (diag/group.h), which are not
+// printed; a note lists their outputs (FoldedOutputsNote), after the JAX
+// output note when there is one, else after the diagnostic's own notes.
+std::string RenderText(const Diagnostic& diagnostic, const SourceText& source,
+                       absl::Span<const Diagnostic* const> folded = {});
 
 // What XLA's status prints, e.g. "INVALID_ARGUMENT: E1200: ...:\n...\nSee ...".
 std::string RenderXla(const Diagnostic& diagnostic);
@@ -34,6 +39,10 @@ std::string RenderXla(const Diagnostic& diagnostic);
 nlohmann::json DiagnosticToJson(const Diagnostic& diagnostic);
 
 // A whole SARIF 2.1.0 log for the given files' diagnostics.
+// In SARIF, the results of a group (diag/group.h) carry `group` (the
+// position of the group's first result among the results of its file: the
+// results of consecutive FileDiagnostics with the same `file`) and
+// `group_size` in their properties.
 struct FileDiagnostics {
   std::string file;
   std::string module;

@@ -16,9 +16,11 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -236,7 +238,9 @@ struct RenderOptions {
 // What the command line writes on standard error for `result` in `format`:
 // the read error, each module's trace, and for text and xla its parse
 // error or diagnostics (text: every diagnostic, GNU style with the source
-// line and caret; xla: the first error as XLA's status). json and sarif put
+// line and caret, a group of diagnostics with one cause (diag/group.h)
+// printed once with the outputs of the others in a note; xla: the first
+// error as XLA's status). json and sarif put
 // the diagnostics in the document instead. For report: the read, parse or
 // report error. `str(result)` in Python is the kText form.
 std::string RenderDiagnostics(const PipelineResult& result,
@@ -245,12 +249,36 @@ std::string RenderDiagnostics(const PipelineResult& result,
 
 // The `--format=json` document of check (docs/CLI.md): `{"version": 1,
 // "files": [...]}`, one entry per module (an unreadable file: one entry
-// with "error"), indented, ending with a newline.
+// with "error"), indented, ending with a newline. Every diagnostic has its
+// entry; those of a group (diag/group.h) also have `group` (the index of
+// the group's first diagnostic in the same `diagnostics` array) and
+// `group_size`.
 std::string RenderJson(const std::vector<const PipelineResult*>& results);
 std::string RenderJson(const PipelineResult& result);
 // The `--format=sarif` document (SARIF 2.1.0), ending with a newline.
 std::string RenderSarif(const std::vector<const PipelineResult*>& results);
 std::string RenderSarif(const PipelineResult& result);
+
+// The line `check` writes last on standard error in text format, as
+// compilers do: "hlo-offload: 3 files checked: 2 errors (E1200 x2), 1
+// warning (HO2001), 1 note (HO3013)", "hlo-offload: 1 file checked: no
+// errors, no warnings". It counts every diagnostic as --format=json lists
+// it (a folded group counts each of its diagnostics), per severity and per
+// code in the order of codes.def; notes only when there are some; files
+// that could not be read as "N could not be read" before the errors.
+class CheckSummary {
+ public:
+  // Counts `result`'s input and its diagnostics.
+  void Add(const PipelineResult& result);
+  // The summary line, ending with a newline.
+  std::string Render() const;
+
+ private:
+  size_t files_ = 0;
+  size_t unread_ = 0;
+  // (severity, code) to count, both as their enum's integer.
+  std::map<std::pair<int, int>, size_t> counts_;
+};
 
 // What `report --format=...` writes for the modules' reports (empty unless
 // every result has exit status 0).

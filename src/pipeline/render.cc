@@ -1,8 +1,11 @@
 // The renderers of pipeline results: what the command line prints.
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "diag/group.h"
 #include "diag/render.h"
 #include "pipeline/pipeline.h"
 #include "report/graphviz.h"
@@ -80,8 +83,17 @@ std::string RenderDiagnostics(const PipelineResult& result,
         break;
       }
     } else {
-      for (const Diagnostic& d : module.diagnostics) {
-        out += RenderText(d, source);
+      // A group (diag/group.h) is printed once, where its first diagnostic
+      // is, listing the outputs of the others.
+      DiagnosticGroups groups(module.diagnostics);
+      std::vector<const Diagnostic*> folded;
+      for (size_t i = 0; i < module.diagnostics.size(); ++i) {
+        if (groups.Leader(i) != i) continue;
+        folded.clear();
+        if (groups.Folds(i)) {
+          for (size_t j : groups.Followers(i)) folded.push_back(&module.diagnostics[j]);
+        }
+        out += RenderText(module.diagnostics[i], source, folded);
       }
     }
   }
@@ -100,8 +112,16 @@ std::string RenderJson(const std::vector<const PipelineResult*>& results) {
     }
     for (const ModuleResult& module : result->modules) {
       nlohmann::json diagnostics = nlohmann::json::array();
-      for (const Diagnostic& d : module.diagnostics) {
-        diagnostics.push_back(DiagnosticToJson(d));
+      DiagnosticGroups groups(module.diagnostics);
+      for (size_t i = 0; i < module.diagnostics.size(); ++i) {
+        nlohmann::json j = DiagnosticToJson(module.diagnostics[i]);
+        // Only a diagnostic that folds with others is marked: a document
+        // without groups is what it was.
+        if (groups.Folds(i)) {
+          j["group"] = groups.Leader(i);
+          j["group_size"] = groups.Size(i);
+        }
+        diagnostics.push_back(std::move(j));
       }
       files.push_back({{"file", result->path},
                        {"module", module.module_name},
@@ -127,6 +147,41 @@ std::string RenderSarif(const std::vector<const PipelineResult*>& results) {
 
 std::string RenderSarif(const PipelineResult& result) {
   return RenderSarif(std::vector<const PipelineResult*>{&result});
+}
+
+void CheckSummary::Add(const PipelineResult& result) {
+  ++files_;
+  if (!result.read_error.empty()) ++unread_;
+  for (const ModuleResult& module : result.modules) {
+    for (const Diagnostic& d : module.diagnostics) {
+      ++counts_[{static_cast<int>(d.severity), static_cast<int>(d.code)}];
+    }
+  }
+}
+
+std::string CheckSummary::Render() const {
+  std::string out = absl::StrCat("hlo-offload: ", files_,
+                                 files_ == 1 ? " file" : " files", " checked: ");
+  if (unread_ > 0) absl::StrAppend(&out, unread_, " could not be read, ");
+  // "2 errors (E1200 x2)", or "no errors".
+  auto part = [&](Severity severity, absl::string_view word) {
+    size_t total = 0;
+    std::string codes;
+    for (const auto& [key, n] : counts_) {
+      if (key.first != static_cast<int>(severity)) continue;
+      total += n;
+      absl::StrAppend(&codes, codes.empty() ? "" : ", ",
+                      DiagCodeString(static_cast<DiagCode>(key.second)),
+                      n > 1 ? absl::StrCat(" x", n) : "");
+    }
+    if (total == 0) return absl::StrCat("no ", word, "s");
+    return absl::StrCat(total, " ", word, total == 1 ? "" : "s", " (", codes, ")");
+  };
+  absl::StrAppend(&out, part(Severity::kError, "error"), ", ",
+                  part(Severity::kWarning, "warning"));
+  std::string notes = part(Severity::kNote, "note");
+  if (!absl::StartsWith(notes, "no ")) absl::StrAppend(&out, ", ", notes);
+  return out + "\n";
 }
 
 std::string RenderReports(const std::vector<const PipelineResult*>& results,

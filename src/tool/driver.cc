@@ -305,8 +305,13 @@ int RunModules(Command command, const Flags& flags, PipelineOptions options,
   bool documents = format == DiagnosticFormat::kJson || format == DiagnosticFormat::kSarif;
   int exit_status = kExitOk;
   std::vector<PipelineResult> kept;
+  // check in text format ends with a summary line, as compilers do; the
+  // other formats stay exactly what they were (xla: XLA's status alone).
+  bool summarize = command == Command::kCheck && format == DiagnosticFormat::kText;
+  CheckSummary summary;
   auto take = [&](PipelineResult result) {
     err << RenderDiagnostics(result, format, {files->size() > 1});
+    if (summarize) summary.Add(result);
     exit_status = std::max(exit_status, result.exit_status);
     if (documents || prints) {
       kept.push_back(std::move(result));
@@ -333,6 +338,7 @@ int RunModules(Command command, const Flags& flags, PipelineOptions options,
   for (const SkippedDumps& skipped : listed->skipped) {
     err << SkippedDumpsNote(command, skipped);
   }
+  if (summarize) err << summary.Render();
   std::vector<const PipelineResult*> all;
   for (const PipelineResult& result : kept) all.push_back(&result);
   if (format == DiagnosticFormat::kJson) out << RenderJson(all);

@@ -81,11 +81,24 @@ TEST(BatchTest, ManyFilesReportInInputOrder) {
     }
     std::string out, err;
     int status = 0;
+    bool text = std::string(format) == "text";
     for (const std::string& file : files) {
       Output one = RunCli({"check", std::string("--format=") + format, file});
       out += one.out;
+      // In text each run ends with its summary line; the batch has one.
+      if (text) {
+        ASSERT_EQ(one.err.back(), '\n');
+        size_t last = one.err.rfind('\n', one.err.size() - 2);
+        last = last == std::string::npos ? 0 : last + 1;
+        EXPECT_EQ(one.err.substr(last, 27), "hlo-offload: 1 file checked");
+        one.err.resize(last);
+      }
       err += one.err;
       status = std::max(status, one.status);
+    }
+    if (text) {
+      err += "hlo-offload: 12 files checked: 3 errors (HO0001 x3), 9 warnings "
+             "(HO2001 x3, HO3001 x3, HO3004 x3)\n";
     }
     EXPECT_EQ(batch.status, status) << format;
     EXPECT_EQ(batch.out, out) << format;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "diag/render.h"
 #include "nlohmann/json.hpp"
 #include "passes/offload_fixes.h"
 #include "tool/driver.h"
@@ -86,7 +87,11 @@ TEST_F(PipelineTest, CheckRendersWhatTheCommandLinePrints) {
     PipelineResult result = RunPipelineOnFile(Command::kCheck, path, {});
     Cli text_cli = RunCli({"check", path});
     EXPECT_EQ(result.exit_status, text_cli.status);
-    EXPECT_EQ(RenderDiagnostics(result, DiagnosticFormat::kText), text_cli.err);
+    // Text ends with the summary line; the other formats have none.
+    CheckSummary summary;
+    summary.Add(result);
+    EXPECT_EQ(RenderDiagnostics(result, DiagnosticFormat::kText) + summary.Render(),
+              text_cli.err);
     Cli xla_cli = RunCli({"check", "--format=xla", path});
     EXPECT_EQ(RenderDiagnostics(result, DiagnosticFormat::kXla), xla_cli.err);
     Cli json_cli = RunCli({"check", "--format=json", path});
@@ -305,6 +310,91 @@ ENTRY e {
                   ->output_path.empty());
 }
 
+// One MoveToHost whose tensor reaches two entry outputs: two E1200s with one
+// cause. Text prints one, listing the other output (by its JAX path where
+// names are given); JSON keeps both, marked with their group.
+TEST_F(PipelineTest, OneCauseFoldsInTextAndIsMarkedInJson) {
+  constexpr absl::string_view kTwoOutputs = R"(HloModule m, entry_computation_layout={(f32[4]{0})->(f32[4]{0}, f32[4]{0}, f32[4]{0})}
+ENTRY e {
+  p = f32[4]{0} parameter(0)
+  h = f32[4]{0} custom-call(p), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}
+  b = f32[4]{0} bitcast(h)
+  ROOT t = (f32[4]{0}, f32[4]{0}, f32[4]{0}) tuple(b, b, p)
+}
+)";
+  PipelineOptions options;
+  options.path = "in.hlo";
+  PipelineResult plain = RunPipeline(Command::kCheck, kTwoOutputs, options);
+  EXPECT_EQ(plain.exit_status, kExitDiagnosed);
+  std::string text = RenderDiagnostics(plain, DiagnosticFormat::kText);
+  EXPECT_EQ(text.find("error: E1200"), text.rfind("error: E1200")) << text;
+  EXPECT_NE(text.find("  note: and 1 more output: {1}\n"), std::string::npos) << text;
+  options.output_paths = {"result['s']['a']", "result['s']['b']", "result['x']"};
+  PipelineResult named = RunPipeline(Command::kCheck, kTwoOutputs, options);
+  text = RenderDiagnostics(named, DiagnosticFormat::kText);
+  EXPECT_NE(text.find("  note: JAX output: result['s']['a']\n"
+                      "  note: and 1 more output: result['s']['b']\n"),
+            std::string::npos)
+      << text;
+  nlohmann::json json = nlohmann::json::parse(RenderJson(named));
+  const nlohmann::json& diagnostics = json["files"][0]["diagnostics"];
+  std::vector<size_t> e1200;
+  for (size_t i = 0; i < diagnostics.size(); ++i) {
+    if (diagnostics[i]["code"] == "E1200") e1200.push_back(i);
+  }
+  ASSERT_EQ(e1200.size(), 2u);
+  for (size_t i : e1200) {
+    EXPECT_EQ(diagnostics[i]["group"], e1200[0]);
+    EXPECT_EQ(diagnostics[i]["group_size"], 2);
+  }
+  EXPECT_EQ(diagnostics[e1200[1]]["output_path"], "result['s']['b']");
+  // XLA's status is the first error alone, as before.
+  EXPECT_EQ(RenderDiagnostics(named, DiagnosticFormat::kXla),
+            RenderXla(named.modules[0].diagnostics[e1200[0]]) + "\n");
+  // Nothing folds: no group keys, the JSON is what it was.
+  EXPECT_EQ(RenderJson(RunPipeline(Command::kCheck, kE1200, {})).find("group"),
+            std::string::npos);
+}
+
+TEST_F(PipelineTest, SummaryCountsFilesAndDiagnosticsPerCode) {
+  CheckSummary clean;
+  clean.Add(RunPipeline(Command::kCheck, kClean, {}));
+  EXPECT_EQ(clean.Render(), "hlo-offload: 1 file checked: no errors, no warnings\n");
+  CheckSummary several;
+  several.Add(RunPipeline(Command::kCheck, kClean, {}));
+  several.Add(RunPipeline(Command::kCheck, kE1200, {}));
+  several.Add(RunPipelineOnFile(Command::kCheck, (dir_ / "missing.hlo").string(), {}));
+  several.Add(RunPipeline(Command::kCheck, "HloModule m\nENTRY e {\n", {}));
+  EXPECT_EQ(several.Render(),
+            "hlo-offload: 4 files checked: 1 could not be read, 2 errors "
+            "(HO0001, E1200), no warnings\n");
+  // Notes appear when there are some; a code seen more than once has its count.
+  PipelineResult notes = RunPipeline(Command::kCheck, kE1200, {});
+  Diagnostic note;
+  note.severity = Severity::kNote;
+  note.code = DiagCode::kHO3014;
+  notes.modules[0].diagnostics.push_back(note);
+  notes.modules[0].diagnostics.push_back(note);
+  CheckSummary with_notes;
+  with_notes.Add(notes);
+  EXPECT_EQ(with_notes.Render(),
+            "hlo-offload: 1 file checked: 1 error (E1200), no warnings, 2 notes "
+            "(HO3014 x2)\n");
+  // The command line prints it last in text, and in no other format.
+  std::string path = Write("in.hlo", kE1200);
+  Cli text = RunCli({"check", path, path});
+  EXPECT_EQ(text.err.substr(text.err.rfind('\n', text.err.size() - 2) + 1),
+            "hlo-offload: 2 files checked: 2 errors (E1200 x2), no warnings\n");
+  for (const char* format : {"--format=xla", "--format=json", "--format=sarif"}) {
+    EXPECT_EQ(RunCli({"check", format, path}).err.find("files checked"),
+              std::string::npos);
+    EXPECT_EQ(RunCli({"check", format, path}).err.find("file checked"),
+              std::string::npos);
+  }
+  EXPECT_EQ(RunCli({"fix", "--strategy=host-output", path}).err.find("checked"),
+            std::string::npos);
+}
+
 TEST_F(PipelineTest, ParsedModuleRunsLikeItsText) {
   PipelineOptions options;
   options.path = "in.hlo";
@@ -328,7 +418,10 @@ TEST_F(PipelineTest, TraceIsKeptPerModuleWhereTheCommandLinePrintsIt) {
   EXPECT_TRUE(result.trace_kept);
   EXPECT_FALSE(result.modules[0].trace.empty());
   Cli cli = RunCli({"check", "--split-input-file", "--trace", path});
-  EXPECT_EQ(RenderDiagnostics(result, DiagnosticFormat::kText), cli.err);
+  CheckSummary summary;
+  summary.Add(result);
+  EXPECT_EQ(RenderDiagnostics(result, DiagnosticFormat::kText) + summary.Render(),
+            cli.err);
 }
 
 TEST_F(PipelineTest, BatchDeliversInInputOrder) {
