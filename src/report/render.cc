@@ -32,6 +32,28 @@ std::string ProgramSourceText(const ProgramSource& source) {
   return absl::StrJoin(parts, ", ");
 }
 
+// How the tensor got its name (Offload::name_from), in words.
+absl::string_view NameFromText(absl::string_view from) {
+  if (from == "scope") return "a scope in op_name";
+  if (from == "op") return "no scope in op_name: the op that computes it";
+  if (from == "parameter") return "an entry parameter";
+  return from;
+}
+
+std::string SourceLine(const ProgramSource& source) {
+  if (source.file.empty()) return "";
+  return source.line > 0 ? absl::StrCat(source.file, ":", source.line) : source.file;
+}
+
+nlohmann::ordered_json SourceJson(const ProgramSource& source) {
+  return {{"file", source.file}, {"line", source.line}, {"op_name", source.op_name}};
+}
+
+nlohmann::ordered_json OptionalJson(const std::optional<int64_t>& value) {
+  return value.has_value() ? nlohmann::ordered_json(*value)
+                           : nlohmann::ordered_json(nullptr);
+}
+
 absl::string_view KindText(OffloadKind kind) {
   switch (kind) {
     case OffloadKind::kMoveToHost:
@@ -188,6 +210,19 @@ std::string RenderReportText(const Report& report) {
     if (std::string source = ProgramSourceText(offload.source); !source.empty()) {
       absl::StrAppend(&out, "    ", source, "\n");
     }
+    absl::StrAppend(&out, "    name: ", offload.name, " (", NameFromText(offload.name_from),
+                    ")");
+    if (std::string line = SourceLine(offload.value_source); !line.empty()) {
+      absl::StrAppend(&out, ", computed at ", line);
+    }
+    absl::StrAppend(&out, "\n");
+    if (offload.executions.value_or(1) != 1) {
+      absl::StrAppend(&out, "    runs ", *offload.executions, " times per step: ",
+                      HumanBytes(offload.bytes * *offload.executions),
+                      " per step\n");
+    } else if (!offload.executions.has_value()) {
+      absl::StrAppend(&out, "    runs in a loop without a constant trip count\n");
+    }
     if (!offload.reached_from.empty()) {
       absl::StrAppend(&out, "    reached from ",
                       absl::StrJoin(offload.reached_from, ", "), "\n");
@@ -200,6 +235,31 @@ std::string RenderReportText(const Report& report) {
     for (const OffloadEnd& end : offload.ends) {
       absl::StrAppend(&out, "    end: ", EndText(end), "\n");
       absl::StrAppend(&out, "      path: ", absl::StrJoin(end.path, " -> "), "\n");
+    }
+  }
+
+  if (!report.by_name.empty()) {
+    absl::StrAppend(&out, "\noffloaded bytes by name:\n");
+    std::vector<std::vector<std::string>> rows = {
+        {"name", "from", "offloads", "bytes per step", "source"}};
+    for (const NamedOffloads& named : report.by_name) {
+      rows.push_back({named.name, named.name_from, absl::StrCat(named.offloads),
+                      named.bytes_per_step ? HumanBytes(*named.bytes_per_step)
+                                           : std::string("unknown"),
+                      SourceLine(named.source)});
+    }
+    std::vector<size_t> width(rows.front().size(), 0);
+    for (const auto& row : rows) {
+      for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    }
+    for (const auto& row : rows) {
+      std::string line = " ";
+      for (size_t c = 0; c < row.size(); ++c) {
+        absl::StrAppend(&line, " ", row[c]);
+        if (c + 1 < row.size()) line.append(width[c] - row[c].size() + 1, ' ');
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      absl::StrAppend(&out, line, "\n");
     }
   }
 
@@ -370,7 +430,21 @@ nlohmann::ordered_json ReportToJson(const Report& report) {
           {"op_name", offload.source.op_name}}},
         {"reached_from", offload.reached_from},
         {"ends", std::move(ends)},
+        {"name", offload.name},
+        {"name_from", offload.name_from},
+        {"value_source", SourceJson(offload.value_source)},
+        {"executions_per_step", OptionalJson(offload.executions)},
     });
+  }
+  nlohmann::ordered_json by_name = nlohmann::ordered_json::array();
+  for (const NamedOffloads& named : report.by_name) {
+    by_name.push_back({{"name", named.name},
+                       {"name_from", named.name_from},
+                       {"bytes", named.bytes},
+                       {"bytes_per_step", OptionalJson(named.bytes_per_step)},
+                       {"offloads", named.offloads},
+                       {"source", SourceJson(named.source)},
+                       {"starts", named.starts}});
   }
   nlohmann::ordered_json intermediates = nlohmann::ordered_json::array();
   for (const HostBuffer& buffer : report.host_intermediates) {
@@ -482,6 +556,7 @@ nlohmann::ordered_json ReportToJson(const Report& report) {
       {"host_intermediate_bytes", report.host_intermediate_bytes},
       {"host_intermediates", std::move(intermediates)},
       {"offloads", std::move(offloads)},
+      {"by_name", std::move(by_name)},
       {"copies_inserted",
        {{"count", report.copies_inserted},
         {"bytes", report.copies_inserted_bytes},
@@ -496,7 +571,8 @@ nlohmann::ordered_json ReportToJson(const Report& report) {
       {"graph",
        {{"nodes", report.graph.nodes.size()},
         {"edges", report.graph.edges.size()},
-        {"omitted_nodes", report.graph.omitted_nodes}}},
+        {"omitted_nodes", report.graph.omitted_nodes},
+        {"collapsed_nodes", report.graph.collapsed_nodes}}},
   };
 }
 
@@ -521,8 +597,17 @@ std::string RenderReportDot(const Report& report) {
   absl::StrAppend(&out, "  edge [arrowsize=0.6, color=\"", kContextColor,
                   "\"];\n");
   auto node_line = [&](const GraphNode& node) {
-    std::string label = absl::StrCat(node.name, "\n", node.opcode, " ", node.shape);
-    if (!node.source.empty()) absl::StrAppend(&label, "\n", node.source);
+    // The user's name, unless it would only repeat the opcode.
+    std::string label;
+    if (node.label != node.opcode || !node.source.empty()) {
+      label = node.label.empty() ? node.name : node.label;
+      if (!node.source.empty()) absl::StrAppend(&label, " (", node.source, ")");
+      label.push_back('\n');
+    }
+    absl::StrAppend(&label, node.opcode, " ", node.shape);
+    if (node.executions > 1) {
+      absl::StrAppend(&label, " x", node.executions, " per step");
+    }
     if (!node.note.empty()) absl::StrAppend(&label, "\n", node.note);
     std::vector<std::string> attrs = {
         absl::StrCat("label=\"", DotEscape(label), "\"")};
@@ -561,17 +646,19 @@ std::string RenderReportDot(const Report& report) {
                                      ? absl::StrCat(", line ", node.loc.line)
                                      : std::string(),
                                  "\""));
-    return absl::StrCat("\"", DotEscape(node.name), "\" [",
+    return absl::StrCat("\"", DotEscape(node.id.empty() ? node.name : node.id), "\" [",
                         absl::StrJoin(attrs, ", "), "];\n");
   };
   for (size_t c = 0; c < graph.computations.size(); ++c) {
     const std::string& comp = graph.computations[c];
+    const std::string& comp_label =
+        c < graph.computation_labels.size() ? graph.computation_labels[c] : comp;
     absl::StrAppend(&out, "  subgraph \"cluster_", c, "\" {\n");
-    absl::StrAppend(&out, "    label=\"", DotEscape(comp),
+    absl::StrAppend(&out, "    label=\"", DotEscape(comp_label),
                     "\"; style=\"rounded\"; color=\"#b0b0b0\"; "
                     "fontname=\"Helvetica\"; fontsize=10;\n");
     for (const GraphNode& node : graph.nodes) {
-      if (node.computation == comp) absl::StrAppend(&out, "    ", node_line(node));
+      if (node.cluster == comp) absl::StrAppend(&out, "    ", node_line(node));
     }
     absl::StrAppend(&out, "  }\n");
   }
@@ -594,8 +681,8 @@ std::string RenderReportDot(const Report& report) {
     } else if (!edge.on_path) {
       attrs.push_back("style=dotted");
     }
-    absl::StrAppend(&out, "  \"", DotEscape(from.name), "\" -> \"",
-                    DotEscape(to.name), "\"");
+    absl::StrAppend(&out, "  \"", DotEscape(from.id.empty() ? from.name : from.id),
+                    "\" -> \"", DotEscape(to.id.empty() ? to.name : to.id), "\"");
     if (!attrs.empty()) absl::StrAppend(&out, " [", absl::StrJoin(attrs, ", "), "]");
     absl::StrAppend(&out, ";\n");
   }
@@ -662,7 +749,7 @@ std::string RenderReportHtml(const std::vector<HtmlSection>& sections) {
                     ")</h3>\n");
     if (!report.offloads.empty()) {
       absl::StrAppend(&out,
-                      "<table>\n<tr><th>tensor</th><th>kind</th><th>shape</th>"
+                      "<table>\n<tr><th>tensor</th><th>name</th><th>kind</th><th>shape</th>"
                       "<th>bytes</th><th>source</th><th>ends</th></tr>\n");
       for (const Offload& offload : report.offloads) {
         std::vector<std::string> ends;
@@ -675,11 +762,27 @@ std::string RenderReportHtml(const std::vector<HtmlSection>& sections) {
             &out, "<tr><td><code>", HtmlEscape(offload.start.name),
             "</code><br>line ", offload.start.loc.line, " in ",
             HtmlEscape(offload.start.computation), "</td><td>",
+            HtmlEscape(offload.name), "<br>", HtmlEscape(SourceLine(offload.value_source)),
+            "</td><td>",
             HtmlEscape(KindText(offload.kind)), "</td><td><code>",
             HtmlEscape(offload.shape), "</code></td><td class=\"num\">",
             HtmlEscape(HumanBytes(offload.bytes)), "</td><td>",
             HtmlEscape(ProgramSourceText(offload.source)), "</td><td>",
             ends.empty() ? "none" : absl::StrJoin(ends, "<br>"), "</td></tr>\n");
+      }
+      absl::StrAppend(&out, "</table>\n");
+      absl::StrAppend(&out,
+                      "<h3>Offloaded bytes by name</h3>\n<table>\n<tr><th>name</th>"
+                      "<th>from</th><th>offloads</th><th>bytes per step</th>"
+                      "<th>source</th></tr>\n");
+      for (const NamedOffloads& named : report.by_name) {
+        absl::StrAppend(
+            &out, "<tr><td>", HtmlEscape(named.name), "</td><td>",
+            HtmlEscape(named.name_from), "</td><td class=\"num\">", named.offloads,
+            "</td><td class=\"num\">",
+            named.bytes_per_step ? HtmlEscape(HumanBytes(*named.bytes_per_step))
+                                 : std::string("unknown"),
+            "</td><td>", HtmlEscape(SourceLine(named.source)), "</td></tr>\n");
       }
       absl::StrAppend(&out, "</table>\n");
     }

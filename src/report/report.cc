@@ -60,6 +60,9 @@ using report_util::AppendArrayLeaves;
 using report_util::BytesAt;
 using report_util::InputName;
 using report_util::NestedComputations;
+using report_util::OpNameOp;
+using report_util::OpNameScope;
+using report_util::ValueProducer;
 using report_util::Ref;
 using report_util::ShapeAt;
 using report_util::ShortShape;
@@ -75,7 +78,86 @@ struct Marks {
   bool e1200 = false;
   std::string note;
   std::string source;  // starts: the user's line, `file.py:15`
+  std::string label;   // starts and MoveToDevice ends: the tensor's name
+  int64_t executions = 1;
 };
+
+// The name a picture gives an instruction that is no offload start:
+// op_name's last component, or the opcode (custom-call target) without one.
+std::string OpLabel(const Instruction* instr) {
+  absl::string_view op = OpNameOp(instr->metadata().op_name);
+  if (!op.empty()) return std::string(op);
+  return instr->opcode() == HloOpcode::kCustomCall
+             ? std::string(instr->custom_call_target())
+             : std::string(HloOpcodeString(instr->opcode()));
+}
+
+// Fills the user's terms of `offload`, whose start is `start`: its name,
+// where the offloaded value is computed, how often it runs per step.
+void NameOffload(const Module& module, const Instruction* start,
+                 LoopNesting& nesting, Offload& offload) {
+  offload.executions = nesting.Executions(nesting.InnermostLoop(start->parent()));
+  if (offload.kind == OffloadKind::kHostParameter) {
+    offload.name = absl::StrCat("parameter ", offload.parameter_number);
+    if (!offload.shape_index.empty()) {
+      absl::StrAppend(&offload.name, " ", ShapeIndexToString(offload.shape_index));
+    }
+    offload.name_from = "parameter";
+    offload.value_source = offload.source;
+    return;
+  }
+  // A MoveToHost moves its operand's value; host compute computes its own.
+  const Instruction* producer = start;
+  if (offload.kind == OffloadKind::kMoveToHost && start->operand_count() > 0) {
+    producer = ValueProducer(start->operand(0));
+  }
+  absl::string_view scope = OpNameScope(start->metadata().op_name);
+  if (scope.empty()) scope = OpNameScope(producer->metadata().op_name);
+  if (!scope.empty()) {
+    offload.name = std::string(scope);
+    offload.name_from = "scope";
+  } else {
+    offload.name = OpLabel(producer);
+    offload.name_from = "op";
+  }
+  offload.value_source = SourceOf(module, producer);
+  if (offload.value_source.file.empty()) offload.value_source = offload.source;
+}
+
+// The offloads' bytes per name (Report::by_name): a scope name is one row,
+// an op name one row per source line; rows in the order they first appear.
+std::vector<NamedOffloads> BytesByName(const std::vector<Offload>& offloads) {
+  std::vector<NamedOffloads> rows;
+  absl::flat_hash_map<std::string, size_t> row_of;
+  for (const Offload& offload : offloads) {
+    std::string key = offload.name_from == "op"
+                          ? absl::StrCat(offload.name, "\n", offload.value_source.file,
+                                         ":", offload.value_source.line)
+                          : absl::StrCat(offload.name_from, "\n", offload.name);
+    auto [it, added] = row_of.try_emplace(key, rows.size());
+    if (added) {
+      NamedOffloads row;
+      row.name = offload.name;
+      row.name_from = offload.name_from;
+      row.source = offload.value_source;
+      row.bytes_per_step = 0;
+      rows.push_back(std::move(row));
+    }
+    NamedOffloads& row = rows[it->second];
+    ++row.offloads;
+    row.bytes = shape_util::SaturatingAdd(row.bytes, offload.bytes);
+    if (row.bytes_per_step.has_value() && offload.executions.has_value() &&
+        (*offload.executions == 0 ||
+         offload.bytes <= std::numeric_limits<int64_t>::max() / *offload.executions)) {
+      row.bytes_per_step = shape_util::SaturatingAdd(
+          *row.bytes_per_step, offload.bytes * *offload.executions);
+    } else {
+      row.bytes_per_step.reset();
+    }
+    row.starts.push_back(offload.start.name);
+  }
+  return rows;
+}
 
 // Records the HostOffloader's walks (analysis/host_path_walk.h) over the
 // module before the pass changes it: each offloaded tensor, where each of
@@ -83,7 +165,10 @@ struct Marks {
 class OffloadRecorder : public HostPathObserver {
  public:
   OffloadRecorder(Module& module, const CallGraph& call_graph, Report& report)
-      : module_(module), call_graph_(call_graph), report_(report) {}
+      : module_(module),
+        call_graph_(call_graph),
+        report_(report),
+        nesting_(module, call_graph) {}
 
   // Walks every offloaded tensor; fills report_.offloads and the marks.
   void WalkAll();
@@ -146,9 +231,13 @@ class OffloadRecorder : public HostPathObserver {
   Marks& Mark(const Instruction* instr);
   void AddWalkEdge(const Instruction* from, const Instruction* to);
 
+  // Names `offload` (NameOffload) and labels its start in the picture.
+  void NameStart(const Instruction* start, Offload& offload);
+
   Module& module_;
   const CallGraph& call_graph_;
   Report& report_;
+  LoopNesting nesting_;
   Walk* walk_ = nullptr;  // the walk running
   absl::flat_hash_set<const Instruction*> absorbed_move_to_hosts_;
   absl::flat_hash_map<const Instruction*, SliceWalk> slices_;
@@ -173,9 +262,23 @@ class OffloadRecorder : public HostPathObserver {
   absl::flat_hash_set<std::pair<const Instruction*, const Instruction*>>
       walk_edges_;
   std::vector<std::pair<const Instruction*, const Instruction*>> walk_edge_order_;
+  // Each walk's own edges, in order: the picture collapses plumbing walk by
+  // walk, so that a loop tuple carrying two tensors does not join them.
+  std::vector<std::vector<std::pair<const Instruction*, const Instruction*>>>
+      walk_edges_by_walk_;
   absl::flat_hash_set<std::pair<const Instruction*, const Instruction*>>
       e1200_edges_;
 };
+
+void OffloadRecorder::NameStart(const Instruction* start, Offload& offload) {
+  NameOffload(module_, start, nesting_, offload);
+  Marks& marks = Mark(start);
+  if (marks.label.empty()) {
+    marks.label = offload.name;
+    marks.source = ShortSource(offload.value_source);
+    marks.executions = offload.executions.value_or(1);
+  }
+}
 
 Marks& OffloadRecorder::Mark(const Instruction* instr) {
   auto [it, added] = marks_.try_emplace(instr);
@@ -185,6 +288,7 @@ Marks& OffloadRecorder::Mark(const Instruction* instr) {
 
 void OffloadRecorder::AddWalkEdge(const Instruction* from, const Instruction* to) {
   if (from == to) return;
+  if (walk_ != nullptr) walk_edges_by_walk_.back().push_back({from, to});
   if (walk_edges_.insert({from, to}).second) walk_edge_order_.push_back({from, to});
 }
 
@@ -222,6 +326,10 @@ void OffloadRecorder::AddEnd(const Item& item, EndKind kind, const Instruction* 
                               " memory", end.e1200 ? " (E1200)" : "");
   } else if (kind == EndKind::kMoveToDevice) {
     if (marks.note.empty()) marks.note = "back to device";
+    if (marks.label.empty()) {
+      marks.label = walk.offload->name;
+      marks.source = ShortSource(walk.offload->value_source);
+    }
   } else if (kind == EndKind::kCustomCall) {
     marks.note = "reads host memory";
   } else {
@@ -265,6 +373,7 @@ void OffloadRecorder::HostComputeEnd(const HostPathValue& at, const Item& item) 
     offload.shape = ShapeAt(instr->shape(), value.shape_index);
     offload.bytes = BytesAt(instr->shape(), value.shape_index);
     offload.source = SourceOf(module_, instr);
+    NameStart(instr, offload);
     host_compute_.push_back(std::move(offload));
     host_compute_start_.push_back(value);
     host_compute_walk_start_.push_back(walk.inherited_walk_start
@@ -311,6 +420,7 @@ void OffloadRecorder::RunWalk(Offload& offload, IAS start, Phase phase,
                                   /*copy_compares_memory_space=*/false});
   walk.path = &path;
   walk_ = &walk;
+  walk_edges_by_walk_.emplace_back();
   Mark(start.instruction).start = true;
   // The recorder stops at nothing but the ends it records: Visit and
   // SuccessorsFailed never fail.
@@ -459,7 +569,7 @@ void OffloadRecorder::WalkAll() {
       offload.shape = ShapeToString(*sub);
       offload.bytes = shape_util::ByteSizeOf(*sub);
       offload.source = SourceOf(module_, param);
-      Mark(param).source = ShortSource(offload.source);
+      NameStart(param, offload);
       report_.offloads.push_back(std::move(offload));
       RunWalk(report_.offloads.back(), {param, index}, Phase::kHost,
               /*checks_outputs=*/true,
@@ -476,7 +586,7 @@ void OffloadRecorder::WalkAll() {
     offload.shape = ShapeToString(mth->shape());
     offload.bytes = shape_util::ByteSizeOf(mth->shape());
     offload.source = SourceOf(module_, mth);
-    Mark(mth).source = ShortSource(offload.source);
+    NameStart(mth, offload);
     report_.offloads.push_back(std::move(offload));
     Mark(mth).host = true;
     RunWalk(report_.offloads.back(), {mth, {}}, Phase::kToHost,
@@ -498,6 +608,7 @@ void OffloadRecorder::WalkAll() {
       offload.shape = ShapeToString(instr->shape());
       offload.bytes = shape_util::ByteSizeOf(instr->shape());
       offload.source = SourceOf(module_, instr.get());
+      NameStart(instr.get(), offload);
       host_compute_.push_back(std::move(offload));
       host_compute_start_.push_back(value);
       host_compute_walk_start_.push_back(nullptr);
@@ -534,94 +645,227 @@ std::vector<IAS> OffloadRecorder::HostLeaves() const {
   return leaves;
 }
 
+// Instructions that only carry a value on: collapsed into the edges of the
+// picture (ReportGraph). Starts and ends are always drawn.
+bool IsPlumbing(const Instruction* instr, const Module& module) {
+  switch (instr->opcode()) {
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kTuple:
+    case HloOpcode::kWhile:
+    case HloOpcode::kCall:
+    case HloOpcode::kConditional:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kCopy:
+    case HloOpcode::kReshape:
+    case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kAsyncStart:
+    case HloOpcode::kAsyncUpdate:
+    case HloOpcode::kAsyncDone:
+    case HloOpcode::kAddDependency:
+    case HloOpcode::kDomain:
+      return true;
+    case HloOpcode::kParameter:
+      return instr->parent() != module.entry();
+    default:
+      return false;
+  }
+}
+
 void OffloadRecorder::BuildGraph(const ReportOptions& options) {
   ReportGraph& graph = report_.graph;
   absl::flat_hash_map<const Instruction*, int> index;
+  absl::flat_hash_set<std::string> ids;
   auto add_node = [&](const Instruction* instr, bool on_path) {
     GraphNode node;
     node.name = InputName(instr);
+    node.instruction = std::string(instr->name());
+    node.id = ids.insert(node.name).second ? node.name : node.instruction;
+    ids.insert(node.id);
     node.opcode = instr->opcode() == HloOpcode::kCustomCall
                       ? std::string(instr->custom_call_target())
                       : std::string(HloOpcodeString(instr->opcode()));
     node.shape = ShortShape(instr->shape());
     node.computation = std::string(instr->input_computation());
+    node.cluster = instr->parent()->name();
     node.loc = instr->loc();
     node.on_path = on_path;
     node.annotation = IsOffloadAnnotation(instr);
+    // The entry root is where values leave the program, whatever JAX named it.
+    node.label = IsEntryRoot(instr, module_) ? "entry output" : OpLabel(instr);
+    node.source = ShortSource(SourceOf(module_, instr));
     if (auto it = marks_.find(instr); it != marks_.end() && on_path) {
       node.host_memory = it->second.host;
       node.start = it->second.start;
       node.end = it->second.end;
       node.e1200 = it->second.e1200;
       node.note = it->second.note;
-      node.source = it->second.source;
+      if (!it->second.label.empty()) {
+        node.label = it->second.label;
+        node.source = it->second.source;
+      }
+      node.executions = it->second.executions;
     }
     index.emplace(instr, static_cast<int>(graph.nodes.size()));
     graph.nodes.push_back(std::move(node));
   };
+  auto kept = [&](const Instruction* instr) {
+    const Marks& marks = marks_.at(instr);
+    return marks.start || marks.end || !IsPlumbing(instr, module_);
+  };
   const int64_t limit = std::max<int64_t>(options.max_graph_nodes, 1);
+  std::vector<const Instruction*> drawn;
   for (const Instruction* instr : path_order_) {
+    if (!kept(instr)) {
+      ++graph.collapsed_nodes;
+      continue;
+    }
     if (static_cast<int64_t>(graph.nodes.size()) >= limit) {
       ++graph.omitted_nodes;
       continue;
     }
     add_node(instr, /*on_path=*/true);
+    drawn.push_back(instr);
   }
   absl::flat_hash_set<std::pair<int, int>> edges;
-  auto add_edge = [&](int from, int to, bool on_path) {
+  auto add_edge = [&](int from, int to, bool on_path, bool e1200) {
     if (from == to || !edges.insert({from, to}).second) return;
     GraphEdge edge;
     edge.from = from;
     edge.to = to;
     edge.on_path = on_path;
+    edge.e1200 = e1200;
     edge.crosses_computation =
-        graph.nodes[from].computation != graph.nodes[to].computation;
+        graph.nodes[from].cluster != graph.nodes[to].cluster;
     graph.edges.push_back(edge);
   };
-  for (const auto& [from, to] : walk_edge_order_) {
-    auto a = index.find(from), b = index.find(to);
-    if (a == index.end() || b == index.end()) continue;
-    add_edge(a->second, b->second, /*on_path=*/true);
-    if (e1200_edges_.contains({from, to})) graph.edges.back().e1200 = true;
+  // The walks' edges, with the plumbing between two drawn instructions
+  // collapsed, walk by walk: what each plumbing instruction leads to in a
+  // walk (the first kept instructions after it, and whether the way there
+  // is red all along), computed once per instruction and walk, after its
+  // successors (an iterative depth-first search; a cycle contributes
+  // nothing twice). The work is the size of the walks.
+  using Target = std::pair<const Instruction*, bool>;  // (kept, red all along)
+  absl::flat_hash_map<const Instruction*, std::vector<const Instruction*>> succ;
+  absl::flat_hash_map<const Instruction*, std::vector<Target>> leads_to;
+  auto merge = [](std::vector<Target>& into, const Instruction* target, bool red) {
+    for (Target& t : into) {
+      if (t.first == target) {
+        t.second |= red;
+        return;
+      }
+    }
+    into.push_back({target, red});
+  };
+  // The kept instructions the walk edges out of `from` lead to.
+  auto targets_of = [&](const Instruction* from) {
+    std::vector<Target> out;
+    auto it = succ.find(from);
+    if (it == succ.end()) return out;
+    for (const Instruction* to : it->second) {
+      bool red = e1200_edges_.contains({from, to});
+      if (kept(to)) {
+        merge(out, to, red);
+        continue;
+      }
+      auto done = leads_to.find(to);
+      if (done == leads_to.end()) continue;  // on a cycle
+      for (const Target& t : done->second) merge(out, t.first, red && t.second);
+    }
+    return out;
+  };
+  auto resolve = [&](const Instruction* root) {
+    // Post-order over the plumbing reachable from `root`.
+    std::vector<std::pair<const Instruction*, size_t>> stack = {{root, 0}};
+    absl::flat_hash_set<const Instruction*> on_stack = {root};
+    while (!stack.empty()) {
+      auto& [instr, next] = stack.back();
+      auto it = succ.find(instr);
+      if (it != succ.end() && next < it->second.size()) {
+        const Instruction* to = it->second[next++];
+        if (!kept(to) && !leads_to.contains(to) && on_stack.insert(to).second) {
+          stack.push_back({to, 0});
+        }
+        continue;
+      }
+      leads_to.emplace(instr, targets_of(instr));
+      on_stack.erase(instr);
+      stack.pop_back();
+    }
+  };
+  for (const auto& walk_edges : walk_edges_by_walk_) {
+    succ.clear();
+    leads_to.clear();
+    std::vector<const Instruction*> sources;
+    for (const auto& [from, to] : walk_edges) {
+      auto [it, added] = succ.try_emplace(from);
+      if (added) sources.push_back(from);
+      it->second.push_back(to);
+    }
+    for (const Instruction* instr : sources) {
+      auto a = index.find(instr);
+      if (a == index.end() || !kept(instr)) continue;
+      for (const Instruction* to : succ.at(instr)) {
+        if (!kept(to) && !leads_to.contains(to)) resolve(to);
+      }
+      for (const auto& [target, red] : targets_of(instr)) {
+        auto b = index.find(target);
+        if (b == index.end()) continue;  // omitted
+        add_edge(a->second, b->second, /*on_path=*/true, red);
+      }
+    }
   }
-  // One hop of context: operands and users of the path instructions.
-  const size_t path_nodes = graph.nodes.size();
-  std::vector<const Instruction*> path_instrs(path_nodes);
-  for (const auto& [instr, i] : index) path_instrs[i] = instr;
+  // Context in the user's terms: what computes an offloaded value (the
+  // operand of a MoveToHost) and what reads a value brought back (the users
+  // of a MoveToDevice), never plumbing.
   const int64_t context_limit = limit;
   int64_t context = 0;
-  for (size_t i = 0; i < path_nodes; ++i) {
-    const Instruction* instr = path_instrs[i];
-    int64_t added = 0;
-    for (const Instruction* operand : instr->operands()) {
-      if (!index.contains(operand)) {
-        if (added >= options.max_context_per_node || context >= context_limit) {
-          continue;  // left out of the picture
-        }
-        add_node(operand, /*on_path=*/false);
-        ++added;
-        ++context;
-      }
-      add_edge(index.at(operand), static_cast<int>(i), /*on_path=*/false);
+  auto add_context = [&](const Instruction* other, int at, bool is_operand) {
+    if (IsPlumbing(other, module_)) return false;
+    if (!index.contains(other)) {
+      if (context >= context_limit) return false;
+      add_node(other, /*on_path=*/false);
+      ++context;
     }
-    added = 0;
-    for (const Instruction* user : instr->users()) {
-      if (!index.contains(user)) {
-        if (added >= options.max_context_per_node || context >= context_limit) {
-          continue;
-        }
-        add_node(user, /*on_path=*/false);
-        ++added;
-        ++context;
+    int other_id = index.at(other);
+    if (is_operand) {
+      add_edge(other_id, at, /*on_path=*/false, /*e1200=*/false);
+    } else {
+      add_edge(at, other_id, /*on_path=*/false, /*e1200=*/false);
+    }
+    return true;
+  };
+  for (const Instruction* instr : drawn) {
+    const int at = index.at(instr);
+    if (IsMoveToHost(instr) && instr->operand_count() > 0) {
+      add_context(ValueProducer(instr->operand(0)), at, /*is_operand=*/true);
+    }
+    if (IsMoveToDevice(instr)) {
+      int64_t added = 0;
+      for (const Instruction* user : instr->users()) {
+        if (added >= options.max_context_per_node) break;
+        if (add_context(user, at, /*is_operand=*/false)) ++added;
       }
-      add_edge(static_cast<int>(i), index.at(user), /*on_path=*/false);
     }
   }
-  // Computations in module order.
+  // Computations in module order; a while body is labelled as its loop.
   absl::flat_hash_set<std::string> used;
-  for (const GraphNode& node : graph.nodes) used.insert(node.computation);
+  for (const GraphNode& node : graph.nodes) used.insert(node.cluster);
   for (const auto& comp : module_.computations()) {
-    if (used.contains(comp->name())) graph.computations.push_back(comp->name());
+    if (!used.contains(comp->name())) continue;
+    graph.computations.push_back(comp->name());
+    std::string label = comp->name();
+    for (const Instruction* caller : call_graph_.CallersOf(comp.get())) {
+      if (caller->opcode() != HloOpcode::kWhile || caller->while_body() != comp.get()) {
+        continue;
+      }
+      std::optional<int64_t> trips = ConstantTripCount(*caller);
+      label = absl::StrCat("loop ", InputName(caller), " (",
+                           trips ? absl::StrCat(*trips, " iterations")
+                                 : std::string("trip count unknown"),
+                           "): ", comp->name());
+      break;
+    }
+    graph.computation_labels.push_back(std::move(label));
   }
 }
 
@@ -632,7 +876,7 @@ void AddPipelineResultToGraph(const Module& module,
                               ReportGraph& graph) {
   absl::flat_hash_map<std::string, int> by_name;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    by_name.emplace(graph.nodes[i].name, static_cast<int>(i));
+    by_name.emplace(graph.nodes[i].instruction, static_cast<int>(i));
   }
   for (const auto& comp : module.computations()) {
     for (const auto& owned : comp->raw_instructions()) {
@@ -650,20 +894,24 @@ void AddPipelineResultToGraph(const Module& module,
         continue;
       }
       std::vector<int> from, to;
-      if (auto f = by_name.find(InputName(instr->operand(0))); f != by_name.end()) {
+      if (auto f = by_name.find(instr->operand(0)->name()); f != by_name.end()) {
         from.push_back(f->second);
       }
       for (const Instruction* user : instr->users()) {
-        if (auto u = by_name.find(InputName(user)); u != by_name.end()) {
+        if (auto u = by_name.find(user->name()); u != by_name.end()) {
           to.push_back(u->second);
         }
       }
       if (from.empty() && to.empty()) continue;
       GraphNode node;
       node.name = std::string(instr->name());
+      node.instruction = node.name;
+      node.id = node.name;
       node.opcode = "copy";
       node.shape = ShortShape(instr->shape());
       node.computation = comp->name();
+      node.cluster = comp->name();
+      node.label = "inserted copy";
       node.on_path = true;
       node.inserted_copy = true;
       node.host_memory = instr->shape().memory_space() == kHostMemorySpace;
@@ -685,6 +933,7 @@ void AddPipelineResultToGraph(const Module& module,
       if (std::find(graph.computations.begin(), graph.computations.end(),
                     comp->name()) == graph.computations.end()) {
         graph.computations.push_back(comp->name());
+        graph.computation_labels.push_back(comp->name());
       }
     }
   }
@@ -968,6 +1217,7 @@ absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
     OffloadRecorder walker(*module, call_graph, report);
     walker.WalkAll();
     walker.BuildGraph(options);
+    report.by_name = BytesByName(report.offloads);
     // What the walks put in host memory; replaced below by what the
     // HostOffloader did when it succeeds.
     report.host_intermediates =

@@ -109,6 +109,35 @@ struct Offload {
   // kHostCompute: the offloads whose paths end at this instruction (empty
   // when the input already marked it `_xla_compute_type="host"`).
   std::vector<std::string> reached_from;
+  // The tensor in the user's terms (NameOffloads): `name` is a scope the
+  // program gave in op_name (`jax.named_scope`, a Flax module) when the
+  // start's or the offloaded value's op_name has one ("scope"), else the
+  // primitive that computes the value, op_name's last component ("op"); for
+  // a host parameter "parameter N {i}" ("parameter"). JAX does not put a
+  // checkpoint_name into the HLO (docs/REPORT.md), so it is never read here.
+  std::string name;
+  std::string name_from;
+  // Where the offloaded value is computed: the metadata of the instruction
+  // that produces it (report_util::ValueProducer of a MoveToHost's operand),
+  // or of the start when that one has no source.
+  ProgramSource value_source;
+  // How often the start runs per step: the trip counts of the while loops
+  // around it multiplied (1 outside loops); unset when one is not constant.
+  std::optional<int64_t> executions;
+};
+
+// The offloaded bytes of one name (Offload::name): a "scope" name over all
+// its offloads, an "op" name per source line (two tanh activations of
+// different lines are two rows).
+struct NamedOffloads {
+  std::string name;
+  std::string name_from;
+  ProgramSource source;  // the value_source of its first offload
+  int64_t offloads = 0;  // offloaded tensors (starts) with this name
+  int64_t bytes = 0;     // their bytes, one execution each
+  // Their bytes times their executions per step; unset when one is unknown.
+  std::optional<int64_t> bytes_per_step;
+  std::vector<std::string> starts;  // the starts, as the input names them
 };
 
 // A host-memory buffer that is neither an entry parameter nor an entry
@@ -195,10 +224,18 @@ struct HostComputation {
 // from each offload start to its ends, one hop of context around them, and
 // the copies the pipeline inserts.
 struct GraphNode {
-  std::string name;
+  std::string name;         // as the input names it
+  // The node's DOT id: `name`, or the instruction's name in the module when
+  // two nodes have the same input name (a callee inlined twice).
+  std::string id;
+  std::string instruction;  // its name in the module the walks ran on
   std::string opcode;       // its spelling, or the custom-call target
   std::string shape;        // without layout, shortened when long
-  std::string computation;
+  std::string computation;  // as the input names it
+  // The computation it is drawn in: where it is after the passes before the
+  // offloader (a callee's instruction inlined into a loop body is drawn in
+  // the loop).
+  std::string cluster;
   SourceLoc loc;
   bool on_path = false;     // on an offload path (not only context)
   bool host_memory = false;  // its value lives in host memory
@@ -209,6 +246,11 @@ struct GraphNode {
   bool e1200 = false;       // on a path that raises E1200
   std::string note;         // e.g. "entry output {1}: device memory"
   std::string source;       // start nodes: `file.py:15` from the metadata
+  // The first line of the node's label in the user's terms: the tensor's
+  // name for starts and MoveToDevice ends (`tanh`, `attn`), else op_name's
+  // last component (the opcode without metadata), with `file.py:15`.
+  std::string label;
+  int64_t executions = 1;   // starts: runs per step, when more than once
 };
 struct GraphEdge {
   int from = 0;  // indices into ReportGraph::nodes
@@ -218,12 +260,23 @@ struct GraphEdge {
   bool e1200 = false;
   bool inserted = false;  // to or from an inserted copy
 };
+// The picture is drawn in the user's terms: instructions that only carry a
+// value on (get-tuple-element, tuple, while and its body and condition
+// parameters, call, conditional, bitcast, copy, reshape of a bitcast,
+// opt-barrier, async wrappers, add-dependency) are collapsed into the edge
+// between the instructions they connect, and a while body's cluster is the
+// loop, labelled with the while and its trip count.
 struct ReportGraph {
   std::vector<std::string> computations;  // in module order
+  // Per computation, its cluster's label: the computation's name, or for a
+  // while body "loop <while> (N iterations): <body>".
+  std::vector<std::string> computation_labels;
   std::vector<GraphNode> nodes;
   std::vector<GraphEdge> edges;
-  // Nodes left out because of ReportOptions::max_graph_nodes.
+  // Path nodes left out because of ReportOptions::max_graph_nodes.
   int64_t omitted_nodes = 0;
+  // Path instructions collapsed into edges (loop plumbing).
+  int64_t collapsed_nodes = 0;
 };
 
 // How the pipeline went on the module.
@@ -249,6 +302,8 @@ struct Report {
   int64_t host_parameter_leaves = 0;
   int64_t host_output_leaves = 0;
   std::vector<Offload> offloads;
+  // The offloads' bytes per name, in the order names first appear.
+  std::vector<NamedOffloads> by_name;
   std::vector<HostBuffer> host_intermediates;
   int64_t host_intermediate_bytes = 0;
   std::vector<Transfer> transfers;
@@ -287,7 +342,8 @@ struct ReportOptions {
   // The passes before the offloader: XLA's order (XlaPipeline) or, when
   // false, the offloading passes alone (DefaultPipeline).
   bool xla_pipeline = true;
-  // The most nodes drawn; the rest are counted in ReportGraph::omitted_nodes.
+  // The most path nodes drawn (collapsed plumbing is not drawn and not
+  // counted); the rest are counted in ReportGraph::omitted_nodes.
   int64_t max_graph_nodes = 400;
   // Context nodes drawn around each path node (operands and users each).
   int64_t max_context_per_node = 3;

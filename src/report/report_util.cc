@@ -2,6 +2,7 @@
 #include "report/report_util.h"
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/offload_utils.h"
 
@@ -33,6 +34,81 @@ ProgramSource SourceOf(const Module& module, const Instruction* instr) {
     source.line = position->line;
   }
   return source;
+}
+
+absl::string_view OpNameOp(absl::string_view op_name) {
+  size_t slash = op_name.rfind('/');
+  return slash == absl::string_view::npos ? op_name : op_name.substr(slash + 1);
+}
+
+namespace {
+
+// A component of an op_name that JAX writes on its own, not the user.
+bool IsJaxComponent(absl::string_view part) {
+  if (part.empty() || part.find('(') != absl::string_view::npos) return true;
+  if (absl::StartsWith(part, "branch_")) return true;
+  static constexpr absl::string_view kJax[] = {
+      "body",          "checkpoint",   "closed_call",
+      "cond",          "core_call",    "custom_jvp_call",
+      "custom_vjp_call", "custom_vjp_call_jaxpr", "jit",
+      "jvp",           "main",         "pjit",
+      "remat",         "remat2",       "rematted_computation",
+      "scan",          "shard_map",    "transpose",
+      "vmap",          "while",        "xla_call"};
+  for (absl::string_view word : kJax) {
+    if (part == word) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::string_view OpNameScope(absl::string_view op_name) {
+  size_t end = op_name.rfind('/');
+  while (end != absl::string_view::npos && end > 0) {
+    size_t begin = op_name.rfind('/', end - 1);
+    size_t from = begin == absl::string_view::npos ? 0 : begin + 1;
+    absl::string_view part = op_name.substr(from, end - from);
+    if (!IsJaxComponent(part)) return part;
+    if (begin == absl::string_view::npos) break;
+    end = begin;
+  }
+  return "";
+}
+
+const Instruction* ValueProducer(const Instruction* instr) {
+  constexpr int kMaxSteps = 64;
+  for (int step = 0; step < kMaxSteps && instr != nullptr; ++step) {
+    switch (instr->opcode()) {
+      case HloOpcode::kBitcast:
+      case HloOpcode::kCopy:
+      case HloOpcode::kReshape:
+        if (instr->operand_count() != 1) return instr;
+        instr = instr->operand(0);
+        continue;
+      case HloOpcode::kGetTupleElement: {
+        const Instruction* tuple = instr->operand(0);
+        const int64_t index = instr->tuple_index();
+        if (tuple->opcode() == HloOpcode::kTuple && index < tuple->operand_count()) {
+          instr = tuple->operand(index);
+          continue;
+        }
+        if (tuple->opcode() == HloOpcode::kCall &&
+            !tuple->called_computations().empty()) {
+          const Instruction* root = tuple->called_computations()[0]->root();
+          if (root != nullptr && root->opcode() == HloOpcode::kTuple &&
+              index < root->operand_count()) {
+            instr = root->operand(index);
+            continue;
+          }
+        }
+        return instr;
+      }
+      default:
+        return instr;
+    }
+  }
+  return instr;
 }
 
 bool AnyLeafIsHost(const Shape& shape) {

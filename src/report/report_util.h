@@ -31,6 +31,26 @@ ProgramSource SourceOf(const Module& module, const Instruction* instr);
 // `step.py:15` for /home/user/model/step.py line 15; empty without a file.
 std::string ShortSource(const ProgramSource& source);
 
+// The last component of an op_name, the primitive JAX lowered
+// ("tanh" for "jit(f)/attn/tanh"); the whole text when it has no '/'.
+absl::string_view OpNameOp(absl::string_view op_name);
+
+// The innermost component of `op_name` (its last one, the primitive, left
+// out) that the user's program gave: a `jax.named_scope`, a Flax module, a
+// function name JAX keeps. JAX's own components are skipped: transformations
+// and jitted functions (anything with a parenthesis: `jit(step)`, `jvp()`,
+// `transpose(jvp(while))`), control flow (`while`, `body`, `cond`,
+// `branch_N`) and remat and call plumbing (`checkpoint`, `remat`,
+// `rematted_computation`, `closed_call`, ...). Empty when there is none:
+// "jit(loss)/jvp()/while/body/attn/tanh" gives "attn", "device_put" "".
+absl::string_view OpNameScope(absl::string_view op_name);
+
+// The instruction that computes the value `instr` forwards, looking through
+// views: bitcast, copy and reshape (operand 0), get-tuple-element of a tuple
+// (the element) or of a call (the callee's root element). At most a few
+// dozen steps; `instr` itself when it forwards nothing.
+const Instruction* ValueProducer(const Instruction* instr);
+
 // True when any array leaf of `shape` is in host memory.
 bool AnyLeafIsHost(const Shape& shape);
 

@@ -17,64 +17,49 @@ namespace {
 using report_util::NestedComputations;
 using report_util::Ref;
 
-// The innermost while loop each computation runs in.
-class LoopNesting {
- public:
-  LoopNesting(const Module& module, const CallGraph& call_graph)
-      : module_(module), call_graph_(call_graph) {}
-
-  // The while loop whose body (or condition) `comp` is, directly or through
-  // calls and conditionals; nullptr outside loops.
-  const Instruction* InnermostLoop(const Computation* comp) {
-    std::vector<const Computation*> chain;
-    const Instruction* loop = nullptr;
-    while (comp != nullptr && comp != module_.entry()) {
-      if (auto it = memo_.find(comp); it != memo_.end()) {
-        loop = it->second;
-        break;
-      }
-      chain.push_back(comp);
-      std::vector<Instruction*> callers = call_graph_.CallersOf(comp);
-      if (callers.empty()) break;
-      const Instruction* caller = callers.front();
-      if (caller->opcode() == HloOpcode::kWhile) {
-        loop = caller;
-        break;
-      }
-      comp = caller->parent();
-      // Guard against a malformed, cyclic call graph.
-      if (chain.size() > module_.computations().size()) break;
-    }
-    for (const Computation* c : chain) memo_.emplace(c, loop);
-    return loop;
-  }
-
-  // How often a loop's body runs per execution of the entry computation.
-  std::optional<int64_t> Executions(const Instruction* loop) {
-    std::optional<int64_t> total = 1;
-    int64_t depth = 0;
-    while (loop != nullptr && total.has_value()) {
-      std::optional<int64_t> trips = ConstantTripCount(*loop);
-      if (!trips.has_value()) return std::nullopt;
-      if (*trips != 0 && *total > std::numeric_limits<int64_t>::max() / *trips) {
-        return std::nullopt;
-      }
-      *total *= *trips;
-      loop = InnermostLoop(loop->parent());
-      if (++depth > static_cast<int64_t>(module_.computations().size())) {
-        return std::nullopt;
-      }
-    }
-    return total;
-  }
-
- private:
-  const Module& module_;
-  const CallGraph& call_graph_;
-  absl::flat_hash_map<const Computation*, const Instruction*> memo_;
-};
-
 }  // namespace
+
+const Instruction* LoopNesting::InnermostLoop(const Computation* comp) {
+  std::vector<const Computation*> chain;
+  const Instruction* loop = nullptr;
+  while (comp != nullptr && comp != module_.entry()) {
+    if (auto it = memo_.find(comp); it != memo_.end()) {
+      loop = it->second;
+      break;
+    }
+    chain.push_back(comp);
+    std::vector<Instruction*> callers = call_graph_.CallersOf(comp);
+    if (callers.empty()) break;
+    const Instruction* caller = callers.front();
+    if (caller->opcode() == HloOpcode::kWhile) {
+      loop = caller;
+      break;
+    }
+    comp = caller->parent();
+    // Guard against a malformed, cyclic call graph.
+    if (chain.size() > module_.computations().size()) break;
+  }
+  for (const Computation* c : chain) memo_.emplace(c, loop);
+  return loop;
+}
+
+std::optional<int64_t> LoopNesting::Executions(const Instruction* loop) {
+  std::optional<int64_t> total = 1;
+  int64_t depth = 0;
+  while (loop != nullptr && total.has_value()) {
+    std::optional<int64_t> trips = ConstantTripCount(*loop);
+    if (!trips.has_value()) return std::nullopt;
+    if (*trips != 0 && *total > std::numeric_limits<int64_t>::max() / *trips) {
+      return std::nullopt;
+    }
+    *total *= *trips;
+    loop = InnermostLoop(loop->parent());
+    if (++depth > static_cast<int64_t>(module_.computations().size())) {
+      return std::nullopt;
+    }
+  }
+  return total;
+}
 
 void CollectTransfers(const Module& module,
                       const absl::flat_hash_set<std::string>& input_copies,
