@@ -1,6 +1,8 @@
 // The check/opt/fix/fmt/report flow.
 #include "pipeline/pipeline.h"
 
+#include "pipeline/backend_limits.h"
+
 #include <algorithm>
 #include <exception>
 #include <new>
@@ -212,6 +214,10 @@ ModuleResult RunOnParsedModule(std::unique_ptr<Module> module,
     }
     auto changed = RunPasses(*module, passes, context);
     result.diagnostics = std::move(sink.mutable_diagnostics());
+    if (changed.ok() && options.passes.empty()) {
+      // What the backend's compiler refuses after the offloader.
+      CheckBackendLimits(*module, options.lint.backend, result.diagnostics);
+    }
     if (changed.ok() && lint) LintOutput(*module, facts, lints, options.lint);
     if (lint) LintVerdict(*module, facts, result.diagnostics, lints);
     for (Diagnostic& d : lints) result.diagnostics.push_back(std::move(d));

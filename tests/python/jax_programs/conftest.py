@@ -60,11 +60,14 @@ class CheckResult:
 
 @pytest.fixture
 def check(hloff_bin, tmp_path):
-    """check(hlo_text, name) -> CheckResult: runs the tool on the module text."""
-    def run(hlo_text, name="module"):
+    """check(hlo_text, name, platform=None) -> CheckResult: runs the tool on the module
+    text, with `--backend` set to the platform it was lowered for (tpu, cuda), as the
+    Python front end sets it."""
+    def run(hlo_text, name="module", platform=None):
         path = tmp_path / f"{name}.hlo"
         path.write_text(hlo_text)
-        proc = subprocess.run([str(hloff_bin), "check", "--format=json", str(path)],
+        backend = [f"--backend={platform}"] if platform else []
+        proc = subprocess.run([str(hloff_bin), "check", "--format=json", *backend, str(path)],
                               capture_output=True, text=True, timeout=60)
         try:
             report = json.loads(proc.stdout) if proc.stdout.strip() else None

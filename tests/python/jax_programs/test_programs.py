@@ -63,7 +63,7 @@ def test_program(prog, platform, hjax, check):
     assert len(xla_input.output_paths) == len(xla_input.output_memory_kinds)
     assert len(xla_input.input_paths) == len(xla_input.input_memory_kinds)
 
-    result = check(xla_input.hlo_text, f"{prog.name}-{platform}")
+    result = check(xla_input.hlo_text, f"{prog.name}-{platform}", platform)
     assert result.report is not None, result
     if verdict == CLEAN:
         assert result.rc == 0, result
@@ -182,7 +182,7 @@ def test_host_compute_warning(prog, platform, hjax, check):
     missing HO2001 fails."""
     xla = stored_result(prog.name, platform)
     hlo_text = _build(prog, platform, hjax).hlo_text
-    result = check(hlo_text, f"{prog.name}-{platform}")
+    result = check(hlo_text, f"{prog.name}-{platform}", platform)
     assert result.report is not None, result
     want = xla_host_compute_ops(xla)
     tool = same_ops(tool_host_compute_ops(hlo_text, result), want)

@@ -1,0 +1,28 @@
+// What one backend's compiler refuses after the offloading passes, on the
+// module they leave (`--backend`, lints/offload_lints.h TargetBackend).
+#ifndef HLOFF_PIPELINE_BACKEND_LIMITS_H_
+#define HLOFF_PIPELINE_BACKEND_LIMITS_H_
+
+#include <vector>
+
+#include "diag/diagnostic.h"
+#include "ir/hlo.h"
+#include "lints/offload_lints.h"
+
+namespace hloff {
+
+// The GPU compile's HLO verifier after the HostOffloader
+// (xla/service/hlo_verifier.cc, InstructionVerifier::Postprocess and
+// HostOffloadInstructionCanChangeMemorySpace): a dynamic-slice whose result
+// is in host memory and an operand of the same rank in device memory, or a
+// dynamic-update-slice whose result is in device memory and such an operand
+// in host memory, is refused (other instructions are compared without their
+// memory spaces). HO1012,
+// an error for kGpu; for kAny a warning that names the GPU (libtpu accepts
+// such modules); nothing for kTpu. Appends to `out`; linear in the module.
+void CheckBackendLimits(const Module& module, TargetBackend backend,
+                        std::vector<Diagnostic>& out);
+
+}  // namespace hloff
+
+#endif  // HLOFF_PIPELINE_BACKEND_LIMITS_H_
