@@ -584,6 +584,11 @@ std::string RenderReportDot(const Report& report) {
       "hlo-offload report: ", report.module, "\\n", DotEscape(report.Verdict()),
       "\\nfilled blue: host memory; red: path to an E1200 output; dashed "
       "orange: copy the pipeline inserts; grey: context");
+  if (graph.collapsed_nodes > 0) {
+    absl::StrAppend(&title, "\\n", graph.collapsed_nodes,
+                    " instructions that only carry values on (get-tuple-element, "
+                    "tuple, while, parameter, ...) drawn as edges");
+  }
   if (graph.omitted_nodes > 0) {
     absl::StrAppend(&title, "\\n", graph.omitted_nodes,
                     " more path instructions not drawn");

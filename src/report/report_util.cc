@@ -1,6 +1,8 @@
 // Helpers of the report's analyses (report_util.h).
 #include "report/report_util.h"
 
+#include <vector>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -63,17 +65,52 @@ bool IsJaxComponent(absl::string_view part) {
 
 }  // namespace
 
-absl::string_view OpNameScope(absl::string_view op_name) {
-  size_t end = op_name.rfind('/');
-  while (end != absl::string_view::npos && end > 0) {
-    size_t begin = op_name.rfind('/', end - 1);
-    size_t from = begin == absl::string_view::npos ? 0 : begin + 1;
-    absl::string_view part = op_name.substr(from, end - from);
-    if (!IsJaxComponent(part)) return part;
-    if (begin == absl::string_view::npos) break;
-    end = begin;
+namespace {
+
+// Splits `path` on the '/' that are outside parentheses.
+std::vector<absl::string_view> SplitTopLevel(absl::string_view path) {
+  std::vector<absl::string_view> parts;
+  int depth = 0;
+  size_t begin = 0;
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (path[i] == '(') ++depth;
+    if (path[i] == ')' && depth > 0) --depth;
+    if (path[i] == '/' && depth == 0) {
+      parts.push_back(path.substr(begin, i - begin));
+      begin = i + 1;
+    }
   }
-  return "";
+  parts.push_back(path.substr(begin));
+  return parts;
+}
+
+// Appends the user's scopes among `components`: a transformation wraps the
+// name stack it applies to (`jvp(attn_out)`, `transpose(jvp(block/mlp))`),
+// which is read inside; a jitted function (`jit(step)`, `pjit(f)`) is
+// JAX's; the rest is IsJaxComponent.
+void AppendUserScopes(absl::string_view path, int depth,
+                      std::vector<absl::string_view>& out) {
+  if (depth > 16) return;
+  for (absl::string_view part : SplitTopLevel(path)) {
+    size_t open = part.find('(');
+    if (open != absl::string_view::npos && absl::EndsWith(part, ")")) {
+      absl::string_view head = part.substr(0, open);
+      if (head == "jit" || head == "pjit" || head == "xla_call") continue;
+      AppendUserScopes(part.substr(open + 1, part.size() - open - 2), depth + 1, out);
+      continue;
+    }
+    if (!IsJaxComponent(part)) out.push_back(part);
+  }
+}
+
+}  // namespace
+
+absl::string_view OpNameScope(absl::string_view op_name) {
+  size_t slash = op_name.rfind('/');
+  if (slash == absl::string_view::npos) return "";
+  std::vector<absl::string_view> scopes;
+  AppendUserScopes(op_name.substr(0, slash), 0, scopes);
+  return scopes.empty() ? absl::string_view() : scopes.back();
 }
 
 const Instruction* ValueProducer(const Instruction* instr) {

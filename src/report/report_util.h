@@ -37,12 +37,14 @@ absl::string_view OpNameOp(absl::string_view op_name);
 
 // The innermost component of `op_name` (its last one, the primitive, left
 // out) that the user's program gave: a `jax.named_scope`, a Flax module, a
-// function name JAX keeps. JAX's own components are skipped: transformations
-// and jitted functions (anything with a parenthesis: `jit(step)`, `jvp()`,
-// `transpose(jvp(while))`), control flow (`while`, `body`, `cond`,
-// `branch_N`) and remat and call plumbing (`checkpoint`, `remat`,
-// `rematted_computation`, `closed_call`, ...). Empty when there is none:
-// "jit(loss)/jvp()/while/body/attn/tanh" gives "attn", "device_put" "".
+// function name JAX keeps. A transformation's parentheses hold the name
+// stack it applies to and are read inside (`jit(f)/jvp(attn_out)/tanh`
+// gives "attn_out"); JAX's own components are skipped: jitted functions
+// (`jit(step)`, `pjit(f)`), empty transformations (`jvp()`), control flow
+// (`while`, `body`, `cond`, `branch_N`), remat and call plumbing
+// (`checkpoint`, `remat`, `rematted_computation`, `closed_call`, ...).
+// Empty when there is none: "jit(loss)/jvp()/while/body/attn/tanh" gives
+// "attn", "device_put" "".
 absl::string_view OpNameScope(absl::string_view op_name);
 
 // The instruction that computes the value `instr` forwards, looking through
