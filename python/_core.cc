@@ -173,6 +173,7 @@ struct RunArgs {
   std::vector<std::string> passes;
   std::string pipeline = "xla";  // PassPipeline: "xla" or "offload"
   std::string backend = "any";   // TargetBackend: "tpu", "gpu" or "any"
+  bool locate_in_source = false;  // PipelineOptions::locate_in_source
   std::string strategy = "host-output";
   int64_t max_nodes = 400;
   std::vector<std::string> output_paths;
@@ -211,6 +212,7 @@ PipelineOptions MakeOptions(const RunArgs& a) {
   options.print_to_string = true;
   options.keep_modules = a.keep_modules;
   options.output_paths = a.output_paths;
+  options.locate_in_source = a.locate_in_source;
   options.input_paths = a.input_paths;
   return options;
 }
@@ -438,6 +440,7 @@ NB_MODULE(_core, m) {
       .def_rw("split_input", &RunArgs::split_input)
       .def_rw("lints", &RunArgs::lints)
       .def_rw("backend", &RunArgs::backend)
+      .def_rw("locate_in_source", &RunArgs::locate_in_source)
       .def_rw("ignore", &RunArgs::ignore)
       .def_rw("select", &RunArgs::select)
       .def_rw("pinned_host_budget", &RunArgs::pinned_host_budget)

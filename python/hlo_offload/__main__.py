@@ -376,8 +376,9 @@ class _StableHloRun:
             for n in xla.notes:
                 note += f"hlo-offload: note: {file}: {n}\n"
             if opts["format"] in ("text", "xla") and self.command == "check":
-                note += (f"hlo-offload: note: {file} is StableHLO: lines and columns below "
-                         "are those of the HLO module XLA compiles from it "
+                note += (f"hlo-offload: note: {file} is StableHLO: a diagnostic is located "
+                         "at its line in your program (or in the file), then at the line "
+                         "of the HLO module XLA compiles from it "
                          f"(python -m hlo_offload fmt {file} prints it)\n")
         args = _api._run_args(inp, lints=opts["lints"],
                               strategy=opts["strategy"] or "host-output",

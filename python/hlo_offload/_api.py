@@ -505,6 +505,9 @@ def _run_args(inp: _Input, *, lints=True, pinned_host_budget=None, strategy="hos
         # The platform lowered for is the backend compiled for: lints about another
         # backend's compiler (HO3005, the GPU's) stay quiet (`--backend`).
         a.backend = _BACKEND_OF_PLATFORM.get(inp.xla.platform, "any")
+        # Diagnostics are located in the user's file (the Python line, or the .mlir
+        # line of text without debug info), the converted HLO module's line after.
+        a.locate_in_source = True
     return a
 
 

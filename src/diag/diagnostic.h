@@ -94,6 +94,13 @@ struct Diagnostic {
   std::optional<ShapeIndex> about_output;
   std::vector<PathHop> path;
   std::optional<ProgramSource> source;
+  // For a module converted from the user's own file (StableHLO or a JAX
+  // program, PipelineOptions::locate_in_source): the file and line of
+  // `source` as the primary location (`FILE:LINE:` in text, SARIF's
+  // location, JSON's `primary_location`); `loc` stays the place in the
+  // converted HLO module, shown after it. Empty otherwise.
+  std::string primary_file;
+  int64_t primary_line = 0;
   std::vector<Note> notes;
   std::vector<Fix> fixes;
   // The status code XLA returns, where it differs from the code's default

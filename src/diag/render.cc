@@ -83,10 +83,17 @@ std::string RenderText(const Diagnostic& d, const SourceText& source,
       DiagCodeSeverity(d.code) != Severity::kNote) {
     return absl::StrCat(Position(source, d.loc), " note: ", d.message, "\n");
   }
-  std::string out = absl::StrCat(Position(source, d.loc), " ",
-                                 SeverityName(d.severity), ": ",
-                                 DiagCodeString(d.code), ": ",
-                                 DiagCodeName(d.code), ": ", d.message, "\n");
+  std::string out = absl::StrCat(
+      d.primary_file.empty()
+          ? Position(source, d.loc)
+          : absl::StrCat(d.primary_file, ":", d.primary_line, ":"),
+      " ", SeverityName(d.severity), ": ", DiagCodeString(d.code), ": ",
+      DiagCodeName(d.code), ": ", d.message, "\n");
+  if (!d.primary_file.empty()) {
+    // The place in the module converted from the user's file, with its line.
+    absl::StrAppend(&out, "  ", Position(source, d.loc),
+                    " note: in the HLO module converted from it\n");
+  }
   if (d.loc.known()) {
     absl::string_view line = LineOf(source, d.loc.line);
     if (!line.empty() && line.size() < 400) {
@@ -164,6 +171,10 @@ nlohmann::json DiagnosticToJson(const Diagnostic& d) {
   if (d.output_index.has_value()) j["output_index"] = ShapeIndexToJson(*d.output_index);
   if (!d.output_path.empty()) j["output_path"] = d.output_path;
   if (!d.input_path.empty()) j["input_path"] = d.input_path;
+  if (!d.primary_file.empty()) {
+    j["primary_location"] = {{"file", d.primary_file},
+                             {"line", d.primary_line}};
+  }
   if (d.loc.known()) {
     j["location"] = {{"line", d.loc.line}, {"column", d.loc.column}};
   }
@@ -253,6 +264,15 @@ nlohmann::json RenderSarif(const std::vector<FileDiagnostics>& files,
           {"level", SarifLevel(d.severity)},
           {"message", {{"text", d.message}}},
           {"locations", nlohmann::json::array({location(d.loc, "")})}};
+      if (!d.primary_file.empty()) {
+        // The user's file first; the converted module's line as related.
+        result["locations"] = nlohmann::json::array(
+            {{{"physicalLocation",
+               {{"artifactLocation", {{"uri", UriReference(d.primary_file)}}},
+                {"region", {{"startLine", d.primary_line}}}}}}});
+        result["relatedLocations"] = nlohmann::json::array(
+            {location(d.loc, "in the HLO module converted from it")});
+      }
       int rule_index = 0;
       for (DiagCode code : AllDiagCodes()) {
         if (code == d.code) break;

@@ -232,6 +232,15 @@ ModuleResult RunOnParsedModule(std::unique_ptr<Module> module,
     if (names.has_value()) {
       for (Diagnostic& d : result.diagnostics) names->Name(d);
     }
+    if (options.locate_in_source) {
+      for (Diagnostic& d : result.diagnostics) {
+        if (d.source.has_value() && !d.source->file.empty() &&
+            d.source->line > 0) {
+          d.primary_file = d.source->file;
+          d.primary_line = d.source->line;
+        }
+      }
+    }
     for (const Diagnostic& d : result.diagnostics) {
       if (d.severity == Severity::kError && d.code != DiagCode::kE1200 &&
           changed.ok()) {

@@ -126,6 +126,11 @@ struct PipelineOptions {
   // changes.
   std::vector<std::string> output_paths;
   std::vector<std::string> input_paths;
+  // The module was converted from the user's own file (the Python front end
+  // sets it for StableHLO text and JAX programs): a diagnostic whose source
+  // (metadata) names a file and line is located there first
+  // (Diagnostic::primary_file), the converted module's line after it.
+  bool locate_in_source = false;
 };
 
 // What one module of the input gave.

@@ -212,6 +212,57 @@ TEST_F(PipelineTest, JaxNamesAppearOnlyWhenGiven) {
   EXPECT_EQ(plain_text.find("note: JAX input"), std::string::npos);
 }
 
+// A module converted from the user's file (locate_in_source, set by the
+// Python front end for StableHLO and JAX programs): a diagnostic whose
+// metadata names a file and line is located there first, in text, JSON and
+// SARIF, with the converted module's line after it; without a source line it
+// keeps its place; HLO text (the option unset) is unchanged.
+TEST_F(PipelineTest, LocateInSourcePutsTheUsersLineFirst) {
+  constexpr absl::string_view kWithSource = R"(HloModule jit_step
+
+ENTRY main {
+  p = f32[4]{0} parameter(0)
+  n = f32[4]{0} negate(p)
+  h = f32[4]{0} custom-call(n), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}, metadata={op_name="jit(step)/device_put" source_file="/home/u/train.py" source_line=42}
+  ROOT t = (f32[4]{0}, f32[4]{0}) tuple(n, h)
+}
+)";
+  PipelineOptions options;
+  options.path = "step.mlir";
+  options.locate_in_source = true;
+  PipelineResult result = RunPipeline(Command::kCheck, kWithSource, options);
+  ASSERT_EQ(result.modules.size(), 1u);
+  const Diagnostic* e1200 = nullptr;
+  for (const Diagnostic& d : result.modules[0].diagnostics) {
+    if (d.code == DiagCode::kE1200) e1200 = &d;
+  }
+  ASSERT_NE(e1200, nullptr);
+  EXPECT_EQ(e1200->primary_file, "/home/u/train.py");
+  EXPECT_EQ(e1200->primary_line, 42);
+  SourceText source{"step.mlir", kWithSource, {}};
+  std::string text = RenderText(*e1200, source);
+  EXPECT_EQ(text.rfind("/home/u/train.py:42: error: E1200: ", 0), 0u) << text;
+  EXPECT_NE(text.find("\n  step.mlir:7:3: note: in the HLO module converted from it\n"),
+            std::string::npos)
+      << text;
+  nlohmann::json j = DiagnosticToJson(*e1200);
+  EXPECT_EQ(j["primary_location"], (nlohmann::json{{"file", "/home/u/train.py"},
+                                                    {"line", 42}}));
+  EXPECT_EQ(j["location"]["line"], 7);
+  nlohmann::json sarif = RenderSarif({{"step.mlir", "jit_step", {*e1200}}}, "test");
+  const nlohmann::json& r = sarif["runs"][0]["results"][0];
+  EXPECT_EQ(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "file:///home/u/train.py");
+  EXPECT_EQ(r["locations"][0]["physicalLocation"]["region"]["startLine"], 42);
+  EXPECT_EQ(r["relatedLocations"][0]["physicalLocation"]["region"]["startLine"], 7);
+
+  PipelineOptions plain;
+  PipelineResult unchanged = RunPipeline(Command::kCheck, kWithSource, plain);
+  for (const Diagnostic& d : unchanged.modules[0].diagnostics) {
+    EXPECT_TRUE(d.primary_file.empty()) << d.message;
+  }
+}
+
 // The host-output fix of an E1200 names the out_shardings entry the way a JAX
 // user writes it when the output's pytree path is given, and by the flat
 // index otherwise (HLO text, whose output must not change).
