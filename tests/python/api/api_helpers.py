@@ -2,6 +2,7 @@
 module texts written for the tests."""
 import os
 import pathlib
+import re
 import subprocess
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -14,6 +15,30 @@ def run_cli(cli, *args, stdin=None):
                           timeout=120)
     return (proc.returncode, proc.stdout.decode("utf-8", "replace"),
             proc.stderr.decode("utf-8", "replace"))
+
+
+# The line `check` writes last in text format (docs/CLI.md, "Diagnostics").
+SUMMARY = re.compile(r"hlo-offload: \d+ files? checked: (\d+ could not be read, )?"
+                     r"(no errors|\d+ errors? \([^)]*\)), (no warnings|\d+ warnings? \([^)]*\))"
+                     r"(, \d+ notes? \([^)]*\))?\n")
+
+
+def split_summary(err: str):
+    """(the diagnostics, the summary line) of what `check` writes on standard error in
+    text format: the summary is its last line. str(result) is the first part."""
+    lines = err.splitlines(keepends=True)
+    assert lines and SUMMARY.fullmatch(lines[-1]), f"no summary line at the end: {err[-300:]!r}"
+    return "".join(lines[:-1]), lines[-1]
+
+
+def without_summary(err: str) -> str:
+    """What `check` wrote on standard error in text format, without its summary line."""
+    return split_summary(err)[0]
+
+
+# The note by which the text of a group's first diagnostic lists the others' outputs
+# (docs/CLI.md): absent from that diagnostic's own text (str(d)).
+FOLDED_NOTE = re.compile(r"^  note: and \d+ more outputs?\b.*\n", re.MULTILINE)
 
 
 def device_argument(shape):

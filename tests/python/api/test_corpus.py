@@ -8,7 +8,7 @@ import pathlib
 import pytest
 
 import hlo_offload
-from api_helpers import run_cli
+from api_helpers import FOLDED_NOTE, run_cli, split_summary
 
 
 def _split(path: pathlib.Path) -> bool:
@@ -40,14 +40,25 @@ def _compare(cli, path: pathlib.Path, source, **kwargs):
         assert e.path == str(path)
         return None
     result = hlo_offload.check(source, **kwargs)
-    assert str(result) == err
+    text, summary = split_summary(err)
+    assert str(result) == text
     assert result.to_json() == cli_json
     assert result.exit_status == status
     assert result.ok == (status == 0)
-    # Each diagnostic is the JSON entry and the text block of the command line.
+    # The summary counts every diagnostic of the JSON.
     flat = [d for f in cli_json["files"] for d in f["diagnostics"]]
+    for severity in ("error", "warning"):
+        n = sum(d["severity"] == severity for d in flat)
+        assert (f" {n} {severity}" if n else f" no {severity}s") in summary, summary
+    # Each diagnostic is the JSON entry and, unless the text folds it into the first of
+    # its group, the text block of the command line (which lists the group's other
+    # outputs in one more note).
     assert [d.to_json() for d in result.diagnostics] == flat
-    assert "".join(str(d) for d in result.diagnostics) == err
+    shown = [str(d) for d, (i, j) in zip(
+        result.diagnostics,
+        [(i, j) for f in cli_json["files"] for i, j in enumerate(f["diagnostics"])])
+        if j.get("group", i) == i]
+    assert "".join(shown) == FOLDED_NOTE.sub("", text)
     return result
 
 

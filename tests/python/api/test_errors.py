@@ -10,7 +10,7 @@ import time
 import pytest
 
 import hlo_offload
-from api_helpers import run_cli
+from api_helpers import run_cli, split_summary
 
 
 @pytest.mark.parametrize("text,line,column", [
@@ -26,6 +26,8 @@ def test_parse_error(cli, tmp_path, text, line, column):
     path.write_bytes(text.encode("utf-8"))
     status, _, err = run_cli(cli, "check", path)
     assert status == 2
+    err, summary = split_summary(err)
+    assert summary == "hlo-offload: 1 file checked: 1 error (HO0001), no warnings\n"
     for source in (path, text, text.encode("utf-8")):
         with pytest.raises(hlo_offload.ParseError) as info:
             hlo_offload.check(source, filename=str(path))

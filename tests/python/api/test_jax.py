@@ -83,6 +83,36 @@ def test_nested_outputs(env):
     assert kinds == {"opt": {"mu": "pinned_host", "count": "device"}, "loss": "device"}
 
 
+def test_errors_of_one_subtree_fold_in_the_text(env):
+    """The optimizer state put in host memory leaf by leaf and returned in device memory:
+    one E1200 per leaf, each its own Diagnostic and JSON entry (with group and
+    group_size), and one error in the text that lists the other outputs by their paths
+    (docs/CLI.md, "Diagnostics")."""
+    dev, x = env
+    host = dev.with_memory_kind("unpinned_host")
+
+    def step(state, batch):
+        opt = jax.device_put({"mu": state["mu"] * 0.9 + batch, "nu": state["nu"] + batch,
+                              "v": state["v"] * 2.0}, host)
+        return {"opt": opt, "loss": jnp.sum(batch)}
+
+    state = {"mu": x, "nu": x, "v": x}
+    result = hlo_offload.check(jax.jit(step), state, x)
+    paths = [d.output_path for d in result.errors]
+    assert paths == ["result['opt']['mu']", "result['opt']['nu']", "result['opt']['v']"]
+    entries = result.to_json()["files"][0]["diagnostics"]
+    first = next(i for i, e in enumerate(entries) if e["code"] == "E1200")
+    assert [(e["group"], e["group_size"]) for e in entries if e["code"] == "E1200"] == \
+        [(first, 3)] * 3
+    text = str(result)
+    assert text.count("error: E1200") == 1
+    assert ("  note: JAX output: result['opt']['mu']\n"
+            "  note: and 2 more outputs (moved to host by 2 other instructions): "
+            "result['opt']['nu'], result['opt']['v']\n") in text
+    # Each Diagnostic alone is printed in full.
+    assert all("more output" not in str(d) for d in result.errors)
+
+
 def test_report_and_platform_note(env):
     dev, x = env
     f = jax.jit(_step(dev.with_memory_kind("unpinned_host")))
