@@ -109,7 +109,7 @@ struct Offload {
   // kHostCompute: the offloads whose paths end at this instruction (empty
   // when the input already marked it `_xla_compute_type="host"`).
   std::vector<std::string> reached_from;
-  // The tensor in the user's terms (NameOffloads): `name` is a scope the
+  // The tensor in the user's terms (docs/REPORT.md): `name` is a scope the
   // program gave in op_name (`jax.named_scope`, a Flax module) when the
   // start's or the offloaded value's op_name has one ("scope"), else the
   // primitive that computes the value, op_name's last component ("op"); for

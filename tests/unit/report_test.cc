@@ -211,9 +211,12 @@ TEST(ReportTest, JsonHasTheContractKeys) {
 TEST(ReportTest, DotDrawsClustersAndHostFill) {
   Report report = MakeReport(kScan);
   std::string dot = RenderReportDot(report);
-  EXPECT_NE(dot.find("label=\"body\""), std::string::npos);
+  // The loop body is drawn as its loop; nodes are labelled in the user's
+  // terms (no metadata: the opcode alone), the instruction name is the id.
+  EXPECT_NE(dot.find("label=\"loop w (3 iterations): body\""), std::string::npos)
+      << dot;
   EXPECT_NE(dot.find("label=\"main\""), std::string::npos);
-  EXPECT_NE(dot.find("\"buf2\" [label=\"buf2\\ndynamic-update-slice "
+  EXPECT_NE(dot.find("\"buf2\" [label=\"dynamic-update-slice "
                      "f32[6,2,4]\", fillcolor=\"#9fd3f5\""),
             std::string::npos)
       << dot;
