@@ -32,6 +32,7 @@
 #include "absl/strings/string_view.h"
 #include "diag/code_selection.h"
 #include "diag/diagnostic.h"
+#include "diag/group.h"
 #include "diag/render.h"
 #include "ir/hlo.h"
 #include "ir/shape.h"
@@ -380,9 +381,12 @@ nb::dict ModuleInfo(const ModuleResult& m, const PipelineResult& result) {
 
 // Every diagnostic of every module alone, rendered as text (with the source
 // lines of the input), as one bytes object and the offset where each starts
-// (plus its end): one Python object however many diagnostics there are.
+// (plus its end): one Python object however many diagnostics there are; and
+// the text the command line prints, where a group's diagnostics fold into
+// its first (diag/group.h).
 nb::tuple DiagnosticTexts(const Outcome& o) {
   std::string all;
+  std::string folded;
   std::vector<size_t> offsets;
   {
     nb::gil_scoped_release release;
@@ -391,14 +395,42 @@ nb::tuple DiagnosticTexts(const Outcome& o) {
                       result.input ? result.input->text() : absl::string_view(),
                       {}};
     for (const ModuleResult& m : result.modules) {
-      for (const Diagnostic& diag : m.diagnostics) {
+      DiagnosticGroups groups(m.diagnostics);
+      for (size_t i = 0; i < m.diagnostics.size(); ++i) {
+        const Diagnostic& diag = m.diagnostics[i];
         offsets.push_back(all.size());
-        if (!m.parse_failed) all += RenderText(diag, source);
+        if (m.parse_failed) continue;
+        all += RenderText(diag, source);
+        if (!groups.Folds(i)) {
+          folded.append(all, offsets.back(), std::string::npos);
+        } else if (groups.Leader(i) == i) {
+          std::vector<const Diagnostic*> followers;
+          for (size_t f : groups.Followers(i)) followers.push_back(&m.diagnostics[f]);
+          folded += RenderText(diag, source, followers);
+        }
       }
     }
     offsets.push_back(all.size());
   }
-  return nb::make_tuple(ToBytes(all), nb::cast(offsets));
+  return nb::make_tuple(ToBytes(all), nb::cast(offsets), ToBytes(folded));
+}
+
+// The summary line `check` ends with in text (CheckSummary) over `outcomes`,
+// plus `front_errors` (codes of errors found before the core ran, e.g.
+// HO0002) and `unread` inputs that could not be read at all. ValueError for
+// an unknown code.
+std::string CheckSummaryLine(const std::vector<const Outcome*>& outcomes,
+                             const std::vector<std::string>& front_errors,
+                             size_t unread) {
+  CheckSummary summary;
+  for (const Outcome* o : outcomes) summary.Add(o->result());
+  for (const std::string& text : front_errors) {
+    std::optional<DiagCode> code = ParseDiagCode(text);
+    if (!code) throw nb::value_error(("unknown code '" + text + "'").c_str());
+    summary.AddDiagnostic(Severity::kError, *code);
+  }
+  for (size_t i = 0; i < unread; ++i) summary.AddUnreadFile();
+  return summary.Render();
 }
 
 // (errors, warnings, notes) over every module.
@@ -550,6 +582,16 @@ NB_MODULE(_core, m) {
           return ExplainCode(*parsed);
         },
         "The documentation page of a diagnostic code, or None if unknown.");
+  m.def("check_summary",
+        [](const std::vector<const Outcome*>& outcomes,
+           const std::vector<std::string>& front_errors, size_t unread) {
+          for (const Outcome* o : outcomes) RequireLive(*o);
+          return CheckSummaryLine(outcomes, front_errors, unread);
+        },
+        "outcomes"_a, "front_errors"_a = std::vector<std::string>(), "unread"_a = 0,
+        "The line `check` ends with in text: inputs, errors and warnings per code "
+        "(CheckSummary), counting front_errors (codes of the front end's errors) and "
+        "`unread` inputs that could not be read.");
   m.def("codes",
         [] {
           std::vector<std::tuple<std::string, std::string, std::string, std::string>> out;

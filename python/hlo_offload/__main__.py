@@ -317,10 +317,12 @@ class _StableHloRun:
         status = 0
         several = len(opts["files"]) > 1
         err_parts = []
+        unread = 0
         for file in opts["files"]:
             outcome, code, err = self._run_file(file, opts, budget)
             status = max(status, code)
             err_parts.append(err)
+            unread += outcome is None
             if outcome is not None:
                 outcomes.append(outcome)
                 front = self.front.get(id(outcome), [])
@@ -333,6 +335,11 @@ class _StableHloRun:
                 if opts["format"] in ("text", "xla") or self.command != "check":
                     err_parts.append(_api._decode(outcome.diagnostics(
                         opts["format"] if self.command == "check" else "text", several)))
+        if self.command == "check" and opts["format"] == "text":
+            # The summary line the program ends check with (CheckSummary), over every
+            # input, the front end's HO0002 and the inputs it could not read included.
+            front_codes = [d.code for o in outcomes for d in self.front.get(id(o), [])]
+            err_parts.append(_core.check_summary(outcomes, front_codes, unread))
         sys.stderr.write("".join(err_parts))
         sys.stderr.flush()
         out = self._output(outcomes, opts, status)

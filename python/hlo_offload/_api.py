@@ -608,7 +608,7 @@ def _result(outcome, inp: _Input, modules, *, keep_input: bool = False) -> Resul
     """A Result over `outcome`: the text now (the source lines need the input, which is
     then dropped: a mapped file is not held); the JSON and the Diagnostic values when first
     asked for, from the outcome's diagnostics, after which the outcome is released."""
-    blob, offsets = outcome.diagnostic_texts()
+    blob, offsets, folded = outcome.diagnostic_texts()
     # Offsets are into the UTF-8 bytes; decoded per diagnostic so that each text slice
     # matches its bytes even where the input has invalid UTF-8.
     pieces = [_decode(blob[offsets[i]:offsets[i + 1]]) for i in range(len(offsets) - 1)] \
@@ -620,6 +620,8 @@ def _result(outcome, inp: _Input, modules, *, keep_input: bool = False) -> Resul
             char_offsets.append(char_offsets[-1] + len(p))
     else:
         char_offsets = list(offsets)
+    front = front_end_diagnostics(inp.xla, inp.path)
+    summary = _core.check_summary([outcome], [d.code for d in front if d.is_error])
     if not keep_input:
         outcome.drop_input()
 
@@ -631,11 +633,12 @@ def _result(outcome, inp: _Input, modules, *, keep_input: bool = False) -> Resul
 
     return Result(
         text=text, offsets=char_offsets, render_json=render_json,
+        folded_text=folded.decode("ascii") if folded.isascii() else _decode(folded),
         counts=outcome.counts(), exit_status=outcome.exit_status,
         modules=[m["name"] for m in modules], file=inp.path,
         notes=list(inp.xla.notes) if inp.xla is not None else (),
         hlo_text=inp.xla.hlo_text if inp.xla is not None else None,
-        xla_input=inp.xla, front=front_end_diagnostics(inp.xla, inp.path))
+        xla_input=inp.xla, front=front, summary=summary)
 
 
 def front_end_diagnostics(xla, path: str) -> list:

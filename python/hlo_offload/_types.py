@@ -281,7 +281,10 @@ class Result:
     ok: True when no diagnostic is an error (`hlo-offload check` would exit 0; warnings and
     notes allowed). diagnostics: every Diagnostic, in the order the command line prints them.
     `str(result)` is the text the command line writes (GNU style, with source lines and
-    notes; empty when nothing is found), `to_json()` the `--format=json` object (a dict).
+    notes, the diagnostics of one cause folded into the first as there, then the summary
+    line, `summary`: "hlo-offload: 1 file checked: no errors, no warnings" for a clean
+    program), `to_json()` the `--format=json` object (a dict, one entry per diagnostic,
+    with `group` / `group_size` where they fold).
     modules: the names of the modules checked. hlo_text: for a JAX source, the HLO module
     that was checked (None for text and files). notes: what the JAX front end wants the
     caller to know (e.g. a CPU lowering, which drops offload annotations).
@@ -298,11 +301,16 @@ class Result:
 
     def __init__(self, *, text: str, offsets, render_json, counts, exit_status: int,
                  modules, file: str, notes=(), hlo_text: Optional[str] = None,
-                 xla_input: Any = None, front=()):
+                 xla_input: Any = None, front=(), folded_text: Optional[str] = None,
+                 summary: str = ""):
         # `front`: errors of the JAX front end (HO0002), before the core's diagnostics.
         self._front = list(front)
         front_text = "".join(d._text for d in self._front)
         self._text = front_text + text
+        # What the command line prints: a group's diagnostics folded into its first
+        # (diag/group.h); `text` has each diagnostic in full, for str(d).
+        self._folded = front_text + (text if folded_text is None else folded_text)
+        self.summary = summary
         self._offsets = [len(front_text) + o for o in offsets]
         self._render_json = render_json  # () -> (JSON text, the diagnostics' (file, module))
         self._json = None
@@ -420,7 +428,7 @@ class Result:
 
     def __str__(self) -> str:
         notes = "".join(f"hlo-offload: note: {n}\n" for n in self.notes)
-        return notes + self._text + self.xla_text()
+        return notes + self._folded + self.summary + self.xla_text()
 
     def __repr__(self) -> str:
         counts = dict(zip(("error", "warning", "note"), self._counts))

@@ -275,6 +275,11 @@ class CheckSummary {
  public:
   // Counts `result`'s input and its diagnostics.
   void Add(const PipelineResult& result);
+  // Counts one diagnostic found outside a PipelineResult (the Python front
+  // end's HO0002 for a JAX lowering for the CPU).
+  void AddDiagnostic(Severity severity, DiagCode code);
+  // Counts an input that could not be read before the pipeline ran.
+  void AddUnreadFile();
   // The summary line, ending with a newline.
   std::string Render() const;
 

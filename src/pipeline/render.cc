@@ -159,6 +159,15 @@ void CheckSummary::Add(const PipelineResult& result) {
   }
 }
 
+void CheckSummary::AddDiagnostic(Severity severity, DiagCode code) {
+  ++counts_[{static_cast<int>(severity), static_cast<int>(code)}];
+}
+
+void CheckSummary::AddUnreadFile() {
+  ++files_;
+  ++unread_;
+}
+
 std::string CheckSummary::Render() const {
   std::string out = absl::StrCat("hlo-offload: ", files_,
                                  files_ == 1 ? " file" : " files", " checked: ");
