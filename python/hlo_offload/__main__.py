@@ -77,6 +77,16 @@ def main(argv=None, *, replace_process: bool = True) -> int:
     return subprocess.call([exe, *argv])
 
 
+def _option_value(argv, i, name, eq, value):
+    """(the value of option `name`, the index after it): `value` when it was written
+    `--name=value` (`eq`), else argv[i]; _Usage when argv ends first."""
+    if eq:
+        return value, i
+    if i >= len(argv):
+        raise _Usage(f"{name} needs a value")
+    return argv[i], i + 1
+
+
 def _xla_options(argv, command):
     """(backend, topology) of `--xla=tpu|cuda` and `--xla-topology=T` (check and fix),
     and argv without them; (None, argv) when --xla is not given."""
@@ -95,11 +105,7 @@ def _xla_options(argv, command):
             continue
         if command not in ("check", "fix"):
             raise _Usage(f"{name} is an option of check and fix")
-        if not eq:
-            if i >= len(argv):
-                raise _Usage(f"{name} needs a value")
-            value = argv[i]
-            i += 1
+        value, i = _option_value(argv, i, name, eq, value)
         if value == "":
             raise _Usage(f"'{a}' has nothing after '='" if eq else f"{name} needs a value")
         if name == "--xla":
@@ -208,11 +214,7 @@ class _StableHloRun:
                 opts["in_place"] = True
                 continue
             if name in with_value:
-                if not eq:
-                    if i >= len(args):
-                        raise _Usage(f"{name} needs a value")
-                    value = args[i]
-                    i += 1
+                value, i = _option_value(args, i, name, eq, value)
                 if value == "":
                     raise _Usage(f"{name} needs a value (it is empty)")
                 if name == "--format":

@@ -29,74 +29,32 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-PKG_ROOT = os.environ.get(
-    "XLA_DEVICELESS_PKGS",
-    os.path.join(os.path.expanduser("~"), ".cache", "hlo-offload-xla-deviceless"))
+# The package's deviceless compiles (hlo_offload/_xla.py: where the plugins live, how to
+# install them, the child's environment); these tools add their own pass dumps.
+from hlo_offload import _xla as _pkg  # noqa: E402
 
-# Packages per backend: the versions that match the installed jax/jaxlib 0.10.2 (jax's own
-# metadata: extra "tpu" requires libtpu==0.0.42.*, extra "cuda12" requires
-# jax-cuda12-plugin==0.10.2, which requires jax-cuda12-pjrt==0.10.2).
-PACKAGES = {
-    "tpu": ["libtpu==0.0.42.1"],
-    "cuda": ["jax-cuda12-plugin==0.10.2", "jax-cuda12-pjrt==0.10.2"],
-}
-
-# XLA commit that jaxlib 0.10.2 was built from: jax's git hash of the 0.10.2 release
-# (jax_cuda12_plugin/version.py: 990e6a0b84138346e6a38785412f36356e0e5dc3) names it in
-# third_party/xla/revision.bzl. The GPU target config must come from this commit: the
-# newest specs carry fields (mem_clock_ghz) that this plugin's proto does not know.
-XLA_COMMIT_FOR_JAXLIB_0_10_2 = "5a9e73cbd92530cac2ac36f4736a774b2412afe2"
+PKG_ROOT = _pkg.PKG_ROOT
+PACKAGES = _pkg.PACKAGES
+XLA_COMMIT_FOR_JAXLIB_0_10_2 = _pkg.XLA_COMMIT
 TARGET_CONFIG_PATH = "xla/backends/gpu/target_config/specs/%s.txtpb"
 # A git directory of openxla/xla (any clone with that commit), for the GPU target configs.
 XLA_MIRROR = os.environ.get("XLA_GIT_DIR", "")
 
-DEFAULT_TOPOLOGY = {"tpu": "v5e:2x2", "cuda": "h100_sxm"}
+DEFAULT_TOPOLOGY = _pkg.DEFAULT_TOPOLOGY
 
 # Pass-dump regex: XLA applies it to the pass before and after each dump point.
 DUMP_PASS_RE = ".*host.*offload.*|.*memory-placement.*"
 
-HOST_COMPUTE_RE = re.compile(
-    r"device compute in host memory space|converting into host compute|"
-    r"converted into host compute", re.IGNORECASE)
-
-
-def pkg_dir(backend):
-    """Folder holding the backend's pip packages (pip install --target)."""
-    return os.path.join(PKG_ROOT, backend)
-
-
-def installed(backend):
-    """True when the backend's plugin package is in pkg_dir(backend)."""
-    probe = {"tpu": "libtpu/libtpu.so", "cuda": "jax_plugins/xla_cuda12/xla_cuda_plugin.so"}
-    return os.path.exists(os.path.join(pkg_dir(backend), probe[backend]))
-
-
-def install_command(backend):
-    """The pip command line that puts the backend's packages into pkg_dir(backend)."""
-    return [sys.executable, "-m", "pip", "install", "--no-deps", "--target",
-            pkg_dir(backend)] + PACKAGES[backend]
+HOST_COMPUTE_RE = _pkg.HOST_COMPUTE_RE
+pkg_dir = _pkg.pkg_dir
+installed = _pkg.installed
+install_command = _pkg.install_command
 
 
 def child_env(backend, dump_dir=None, extra_flags=""):
-    """Environment for a child process that compiles for `backend`."""
-    env = dict(os.environ)
-    dirs = [pkg_dir(backend)]
-    if backend == "cuda" and installed("tpu"):
-        dirs.append(pkg_dir("tpu"))  # a TPU topology lowers JAX programs for cuda
-    env["PYTHONPATH"] = os.pathsep.join(
-        dirs + [HERE] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-    env["JAX_PLATFORMS"] = "cpu"
-    env["TPU_SKIP_MDS_QUERY"] = "1"
-    # libtpu asks for these when it cannot read them from a metadata server; any value
-    # that parses keeps its init from logging an error (compiles do not use them).
-    env.setdefault("TPU_ACCELERATOR_TYPE", "v5litepod-4")
-    env.setdefault("TPU_WORKER_HOSTNAMES", "localhost")
-    env.setdefault("TPU_WORKER_ID", "0")
-    # libtpu writes its log to /tmp/tpu_logs; XLA's host-compute warnings are LOG(WARNING)s,
-    # so send warnings and above to stderr, where they are read per module.
-    env["TPU_STDERR_LOG_LEVEL"] = "1"
-    env["TPU_MIN_LOG_LEVEL"] = "1"
-    env["TPU_LOG_DIR"] = "disabled"
+    """Environment for a child process that compiles for `backend` (the package's, with
+    this folder on the path and the pass dumps of DUMP_PASS_RE into `dump_dir`)."""
+    env = _pkg.child_env(backend, extra_path=[HERE])
     flags = [extra_flags] if extra_flags else []
     if dump_dir:
         flags += ["--xla_dump_to=%s" % dump_dir, "--xla_dump_hlo_pass_re=%s" % DUMP_PASS_RE]
