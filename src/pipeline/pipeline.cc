@@ -171,6 +171,27 @@ OffloadOptions OffloadOptionsFor(Command command, const PipelineOptions& options
 // what `print` asks for. Every faulty entry output
 // (PassContext::faulty_entry_outputs) is added to `faulty_outputs` when it
 // is not null.
+// Whether `op_name` (JAX's name stack) accepts `code` inline: a component
+// `hlo_offload_ignore_HO3014` (codes joined by `_`, as
+// `jax.named_scope("hlo_offload_ignore_HO3014_HO2001")` writes them) names
+// it. Only codes that --disable may drop (CanBeDisabled): XLA's errors stay.
+bool AcceptedInline(absl::string_view op_name, DiagCode code) {
+  constexpr absl::string_view kMarker = "hlo_offload_ignore_";
+  if (!CanBeDisabled(code)) return false;
+  absl::string_view want = DiagCodeString(code);
+  for (size_t at = op_name.find(kMarker); at != absl::string_view::npos;
+       at = op_name.find(kMarker, at + 1)) {
+    size_t begin = at + kMarker.size();
+    size_t end = op_name.find_first_of("/()[]", begin);
+    absl::string_view codes = op_name.substr(
+        begin, end == absl::string_view::npos ? absl::string_view::npos : end - begin);
+    for (absl::string_view c : absl::StrSplit(codes, '_')) {
+      if (c == want) return true;
+    }
+  }
+  return false;
+}
+
 ModuleResult RunOnParsedModule(std::unique_ptr<Module> module,
                                const PipelineOptions& options,
                                const OffloadOptions& offload, PassRun run,
@@ -221,6 +242,18 @@ ModuleResult RunOnParsedModule(std::unique_ptr<Module> module,
     if (changed.ok() && lint) LintOutput(*module, facts, lints, options.lint);
     if (lint) LintVerdict(*module, facts, result.diagnostics, lints);
     for (Diagnostic& d : lints) result.diagnostics.push_back(std::move(d));
+    // Findings the user accepted in their program: a jax.named_scope named
+    // hlo_offload_ignore_<CODE>[_<CODE>...] around the line puts the marker
+    // into the instructions' op_name (AcceptedInline).
+    {
+      std::vector<Diagnostic>& all = result.diagnostics;
+      all.erase(std::remove_if(all.begin(), all.end(),
+                               [](const Diagnostic& d) {
+                                 return d.source.has_value() &&
+                                        AcceptedInline(d.source->op_name, d.code);
+                               }),
+                all.end());
+    }
     if (!options.codes.ReportsAll()) {
       std::vector<Diagnostic>& all = result.diagnostics;
       all.erase(std::remove_if(all.begin(), all.end(),
