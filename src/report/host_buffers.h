@@ -1,9 +1,6 @@
-// Host-memory buffers: which host-resident values share storage, the way
-// XLA's HloAliasAnalysis groups values into buffers, restricted to what the
-// report needs (forwarding through tuples, get-tuple-element, bitcast,
-// opt-barrier, the buffer operand of dynamic-update-slice, while/call/
-// conditional/async operands, parameters and results, and custom calls with
-// output_to_operand_aliasing). A stacked loop buffer is one buffer.
+// The report's host-resident intermediates: analysis/host_buffers.h's groups
+// of host-resident values that share storage, in the report's terms (the
+// defining instruction as the user wrote it, the shape, the bytes).
 #ifndef HLO_OFFLOAD_REPORT_HOST_BUFFERS_H_
 #define HLO_OFFLOAD_REPORT_HOST_BUFFERS_H_
 
@@ -16,12 +13,12 @@
 
 namespace hloff {
 
-// Groups `host_leaves` (array leaves in host memory, as (instruction, full
-// shape index)) with every value that shares their storage, in linear time
-// (a union-find over the values reached), and returns the groups that are
-// neither a host entry parameter nor a host entry output, in the order their
-// first value appears in `host_leaves`. Each buffer's bytes are the largest
-// of its values' (they are equal in a well-formed module).
+// The host buffers of IntermediateHostBufferGroups for `host_leaves` (array
+// leaves in host memory, as (instruction, full shape index)), discovered
+// breadth first, an annotation on host data sharing its operand's storage
+// (the module before the HostOffloader has them): those that are neither a
+// host entry parameter nor a host entry output, in the order their first
+// value appears in `host_leaves`. Linear in the values reached.
 std::vector<HostBuffer> IntermediateHostBuffers(
     const Module& module, const CallGraph& call_graph,
     const std::vector<InstructionAndShapeIndex>& host_leaves);

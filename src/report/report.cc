@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analysis/call_graph.h"
+#include "analysis/host_buffers.h"
 #include "analysis/host_path_walk.h"
 #include "analysis/offload_utils.h"
 #include "report/host_buffers.h"
@@ -1234,24 +1235,9 @@ absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
     report.pipeline =
         RunPipelinePasses(*module, {"host-offloader"}, offload);
     if (report.pipeline.ok) {
-      std::vector<IAS> host_leaves;
-      for (const auto& comp : module->computations()) {
-        for (const auto& instr : comp->raw_instructions()) {
-          if (instr->IsDead()) continue;
-          ShapeIndex scratch;
-          shape_util::ForEachSubshape(
-              instr->shape(),
-              [&](const Shape& leaf, const ShapeIndex& index) {
-                if (leaf.IsArray() && leaf.memory_space() == kHostMemorySpace) {
-                  host_leaves.push_back({instr.get(), index});
-                }
-              },
-              scratch);
-        }
-      }
       CallGraph call_graph(*module);
       report.host_intermediates =
-          IntermediateHostBuffers(*module, call_graph, host_leaves);
+          IntermediateHostBuffers(*module, call_graph, HostArrayLeaves(*module));
     }
     CollectTransfers(*module, input_copies, report);
     CollectHostComputations(*module, report);
