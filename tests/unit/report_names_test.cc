@@ -9,6 +9,7 @@
 #include "report/report.h"
 #include "report/report_util.h"
 #include "text/parser.h"
+#include "report_test_util.h"
 
 namespace hloff {
 namespace {
@@ -70,15 +71,6 @@ ENTRY main {
   EXPECT_EQ(producer->name(), "t");
   // An instruction that forwards nothing is its own producer.
   EXPECT_EQ(ValueProducer(producer), producer);
-}
-
-Report MakeReport(const std::string& text) {
-  auto module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  if (!module.ok()) return Report();
-  auto report = BuildReport(std::move(*module), "test.hlo");
-  EXPECT_TRUE(report.ok()) << report.status();
-  return report.ok() ? *report : Report();
 }
 
 // Two scoped offloads of one name and one unscoped, in a loop of 3: the name

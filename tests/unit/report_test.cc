@@ -9,18 +9,10 @@
 #include "report/report.h"
 #include "report/transfers.h"
 #include "text/parser.h"
+#include "report_test_util.h"
 
 namespace hloff {
 namespace {
-
-Report MakeReport(const std::string& text) {
-  auto module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  if (!module.ok()) return Report();
-  auto report = BuildReport(std::move(*module), "test.hlo");
-  EXPECT_TRUE(report.ok()) << report.status();
-  return report.ok() ? *report : Report();
-}
 
 TEST(ReportTest, AnnotationKeepsItsInputNameAndSource) {
   Report report = MakeReport(R"(HloModule m, entry_computation_layout={(bf16[16,8]{1,0})->bf16[16,8]{1,0}}
