@@ -384,11 +384,7 @@ class _StableHloRun:
             inp = _api._Input(text=xla.hlo_text, file=None, path=file, xla=xla)
             for n in xla.notes:
                 note += f"hlo-offload: note: {file}: {n}\n"
-            if opts["format"] in ("text", "xla") and self.command == "check":
-                note += (f"hlo-offload: note: {file} is StableHLO: a diagnostic is located "
-                         "at its line in your program (or in the file), then at the line "
-                         "of the HLO module XLA compiles from it "
-                         f"(python -m hlo_offload fmt {file} prints it)\n")
+
         args = _api._run_args(inp, lints=opts["lints"],
                               strategy=opts["strategy"] or "host-output",
                               split_input_file=opts["split"] and inp.xla is None,
@@ -401,6 +397,12 @@ class _StableHloRun:
         args.passes = opts["passes"]
         args.keep_modules = self.command in ("opt", "fmt", "fix")
         outcome = _core.run(self.command, inp.text, inp.file, args)
+        if inp.xla is not None and opts["format"] in ("text", "xla") and \
+                self.command == "check" and any(outcome.counts()):
+            note += (f"hlo-offload: note: {file} is StableHLO: a diagnostic is located at "
+                     "its line in your program (or in the file), then at its line in the "
+                     "HLO module XLA compiles from it, which lies past the file's own "
+                     "lines\n")
         front = _api.front_end_diagnostics(inp.xla, file)
         if front and not outcome.read_error:
             # HO0002: the file was lowered for the CPU; an error whatever the core found,
