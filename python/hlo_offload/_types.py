@@ -328,8 +328,7 @@ class Result:
         self.xla = None
         self.xla_agrees: Optional[bool] = None
         self.xla_disagreements: list = []
-        self._xla_summary = ""
-        self._own_exit_status = self.exit_status
+        self._xla_comparison = None
 
     def _attach_xla(self, verdict) -> None:
         """Puts XLA's verdict beside ours (hlo_offload._xla.compare): marks each error and
@@ -337,38 +336,23 @@ class Result:
         from ._xla import compare
         diagnostics = self.diagnostics
         comparison = compare(diagnostics, verdict)
+        comparison.mark_json(diagnostics, [j for entry in self._json["files"]
+                                           for j in entry.get("diagnostics", ())])
         self._diagnostics = [
             dataclasses.replace(d, xla_confirmed=comparison.confirmed[id(d)])
             if id(d) in comparison.confirmed else d for d in diagnostics]
-        k = 0
-        for entry in self._json["files"]:
-            for j in entry.get("diagnostics", ()):
-                c = self._diagnostics[k].xla_confirmed
-                if c is not None:
-                    j["xla_confirmed"] = c
-                k += 1
         self.xla = verdict
-        self.xla_agrees = comparison.agrees if verdict.verdict else None
+        self._json["xla"] = comparison.to_json()
+        self.xla_agrees = self._json["xla"]["agrees"]
         self.xla_disagreements = list(comparison.disagreements)
-        self._xla_summary = comparison.summary
-        self._json["xla"] = dict(verdict.to_json(), agrees=self.xla_agrees,
-                                 disagreements=self.xla_disagreements)
-        if verdict.verdict:
-            self.exit_status = 0 if verdict.ok else 1
+        self._xla_comparison = comparison
+        self.exit_status = comparison.exit_status(self.exit_status)
 
     def xla_text(self) -> str:
         """The lines `check --xla=...` prints about XLA's verdict ("" without one)."""
-        if self.xla is None:
+        if self._xla_comparison is None:
             return ""
-        v = self.xla
-        lines = [f"{self.file}: xla: {v.headline()}"]
-        if v.verdict and not v.ok and v.error:
-            lines += [f"  {line}" for line in v.error.splitlines()[1:4] if line.strip()]
-        lines += [f"{self.file}: xla: note: {n}" for n in v.notes]
-        if v.verdict:
-            lines.append(f"{self.file}: xla: {self._xla_summary}")
-        lines += [f"{self.file}: xla: DISAGREES: {d}" for d in self.xla_disagreements]
-        return "\n".join(lines) + "\n"
+        return self._xla_comparison.text(self.file)
 
     def _materialize(self) -> None:
         with self._lock:

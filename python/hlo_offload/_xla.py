@@ -504,6 +504,40 @@ class Comparison:
     confirmed: dict
     disagreements: list
     summary: str
+    verdict: XlaVerdict
+
+    def mark_json(self, diagnostics, json_entries) -> None:
+        """Sets `xla_confirmed` on each JSON entry (`check --format=json`) whose
+        diagnostic, at the same position in `diagnostics`, XLA confirms or not."""
+        for d, j in zip(diagnostics, json_entries):
+            if id(d) in self.confirmed:
+                j["xla_confirmed"] = self.confirmed[id(d)]
+
+    def to_json(self) -> dict:
+        """The `xla` object of `check --format=json --xla=...`: the verdict, `agrees`
+        (None without a verdict) and `disagreements`."""
+        return dict(self.verdict.to_json(),
+                    agrees=self.agrees if self.verdict.verdict else None,
+                    disagreements=list(self.disagreements))
+
+    def text(self, file: str) -> str:
+        """The lines `check --xla=...` prints for `file`: XLA's verdict, its status lines,
+        the round trip's notes, whether it agrees and each difference."""
+        v = self.verdict
+        lines = [f"{file}: xla: {v.headline()}"]
+        if v.verdict and not v.ok and v.error:
+            lines += [f"  {line}" for line in v.error.splitlines()[1:4] if line.strip()]
+        lines += [f"{file}: xla: note: {n}" for n in v.notes]
+        if v.verdict:
+            lines.append(f"{file}: xla: {self.summary}")
+        lines += [f"{file}: xla: DISAGREES: {d}" for d in self.disagreements]
+        return "\n".join(lines) + "\n"
+
+    def exit_status(self, own: int) -> int:
+        """XLA's verdict as an exit status (0 compiled, 1 refused); `own` without one."""
+        if not self.verdict.verdict:
+            return own
+        return 0 if self.verdict.ok else 1
 
 
 def compare(diagnostics, verdict: XlaVerdict) -> Comparison:
@@ -511,7 +545,7 @@ def compare(diagnostics, verdict: XlaVerdict) -> Comparison:
     confirmed = {}
     disagreements = []
     if not verdict.verdict:
-        return Comparison(True, {}, [], f"not compared: {verdict.reason}")
+        return Comparison(True, {}, [], f"not compared: {verdict.reason}", verdict)
     errors = [d for d in diagnostics if d.severity == "error"]
     ours_ok = not errors
     for d in errors:
@@ -566,5 +600,5 @@ def compare(diagnostics, verdict: XlaVerdict) -> Comparison:
             summary += " (XLA stops at its first error)"
     else:
         summary = "agrees: no error, no host compute"
-    return Comparison(not disagreements, confirmed, disagreements, summary)
+    return Comparison(not disagreements, confirmed, disagreements, summary, verdict)
 

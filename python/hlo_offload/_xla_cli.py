@@ -108,7 +108,7 @@ def run_with_xla(command, argv, backend: str, topology) -> int:
 
 def _check(argv, backend, topology, fmt) -> int:
     from . import _xla
-    from ._types import Diagnostic, Result
+    from ._types import Diagnostic
     first = _self_command(argv, capture=(fmt == "json"))
     if first.returncode not in (0, 1):
         if fmt == "json" and first.stdout:
@@ -134,17 +134,12 @@ def _check(argv, backend, topology, fmt) -> int:
         diagnostics = [Diagnostic._from_json(j, file=file, module=entry.get("module"),
                                              text="") for j in entry.get("diagnostics", [])]
         own = 1 if any(d.is_error for d in diagnostics) else 0
-        verdict = _verdict_of_file(file, backend, topology, platform)
-        # A Result over these diagnostics does the comparison as the API does.
-        result = Result(text="", offsets=[0] * (len(diagnostics) + 1),
-                        render_json=lambda e=entry: json.dumps({"files": [e]}),
-                        counts=(own, 0, 0), exit_status=own, modules=[], file=file)
-        result._diagnostics = diagnostics
-        result._json = {"files": [entry]}
-        result._attach_xla(verdict)
-        entry["xla"] = result._json.pop("xla")
-        status = max(status, result.exit_status)
-        lines.append(result.xla_text())
+        comparison = _xla.compare(diagnostics, _verdict_of_file(file, backend, topology,
+                                                                platform))
+        comparison.mark_json(diagnostics, entry.get("diagnostics", []))
+        entry["xla"] = comparison.to_json()
+        status = max(status, comparison.exit_status(own))
+        lines.append(comparison.text(file))
     if fmt == "json":
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:

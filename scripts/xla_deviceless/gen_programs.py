@@ -39,8 +39,10 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 PROGRAMS_DIR = os.path.join(REPO, "tests", "python", "jax_programs")
 OUT_DIRS = {"tpu": "libtpu-0.0.42.1-v5e_2x2", "cuda": "cuda12-plugin-0.10.2-h100_sxm"}
 LOG_PREFIX_RE = re.compile(r"^[IWEF]\d{4} [\d:.]+\s+\d+ ")
-ERROR_CODE_RE = re.compile(r"\b(E\d{4}): ([A-Za-z]+)")
-HOST_COMPUTE_NAME_RE = re.compile(r'Found an instruction \("([^"]+)"\) which does device compute')
+# XLA's error code, host-compute warning and dump lines, read as the package's
+# `check(..., xla=...)` reads them.
+from hlo_offload._xla import (ERROR_CODE_RE, HOST_COMPUTE_NAME_RE,  # noqa: E402
+                              instruction_metadata)
 
 
 class CaptureFrontEnd(object):
@@ -70,10 +72,6 @@ class CaptureFrontEnd(object):
         """As hlo_offload._jax.from_stablehlo_text: keeps the text."""
         self.text, self.platform = text, platform or "tpu"
         return self
-
-
-# XLA's dump lines read as the package's `check(..., xla=...)` reads them.
-from hlo_offload._xla import instruction_metadata  # noqa: E402
 
 
 def before_host_offloader_dump(dump_dir, module_name):
