@@ -179,6 +179,10 @@ struct RunArgs {
   int64_t max_nodes = 400;
   std::vector<std::string> output_paths;
   std::vector<std::string> input_paths;
+  // report: (file, line, op, name) per checkpoint_name the front end read
+  // from the jaxpr (PipelineOptions::checkpoint_names).
+  std::vector<std::tuple<std::string, int64_t, std::string, std::string>>
+      checkpoint_names;
   bool disable_automatic_host_compute_offload = false;
   bool allow_h2h_copy = false;
   bool fix_entry_layout_unless_customized = false;
@@ -215,6 +219,9 @@ PipelineOptions MakeOptions(const RunArgs& a) {
   options.output_paths = a.output_paths;
   options.locate_in_source = a.locate_in_source;
   options.input_paths = a.input_paths;
+  for (const auto& [file, line, op, name] : a.checkpoint_names) {
+    options.checkpoint_names.push_back({file, line, op, name});
+  }
   return options;
 }
 
@@ -482,6 +489,7 @@ NB_MODULE(_core, m) {
       .def_rw("max_nodes", &RunArgs::max_nodes)
       .def_rw("output_paths", &RunArgs::output_paths)
       .def_rw("input_paths", &RunArgs::input_paths)
+      .def_rw("checkpoint_names", &RunArgs::checkpoint_names)
       .def_rw("disable_automatic_host_compute_offload",
               &RunArgs::disable_automatic_host_compute_offload)
       .def_rw("allow_h2h_copy", &RunArgs::allow_h2h_copy)

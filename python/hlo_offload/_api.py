@@ -502,6 +502,7 @@ def _run_args(inp: _Input, *, lints=True, pinned_host_budget=None, strategy="hos
     if inp.xla is not None:
         a.output_paths = list(inp.xla.output_paths)
         a.input_paths = list(inp.xla.input_paths)
+        a.checkpoint_names = list(inp.xla.checkpoint_names)
         # The platform lowered for is the backend compiled for: lints about another
         # backend's compiler (HO3005, the GPU's) stay quiet (`--backend`).
         a.backend = _BACKEND_OF_PLATFORM.get(inp.xla.platform, "any")
@@ -890,7 +891,9 @@ def report(source, *args, platform: Optional[str] = None, filename: Optional[str
     `_repr_html_` for notebooks. max_nodes: the most path instructions drawn, 1 to 2^30
     as `--max-nodes` (ValueError otherwise). pipeline, ignore, select: as for check()
     (the report shows only the errors that stop the pipeline, which are always
-    reported; the codes are checked all the same). Raises as check().
+    reported; the codes are checked all the same). For a jitted function or Traced, the
+    offloaded activations are named by their `checkpoint_name` (read from the jaxpr;
+    docs/REPORT.md). Raises as check().
     """
     inp = _resolve(source, args, kwargs, platform=platform, filename=filename,
                    split_input_file=split_input_file, api="report")

@@ -135,6 +135,10 @@ class XlaInput:
     # The StableHLO module as MLIR bytecode, with its source locations: what XLA's own
     # compile takes (`check(..., xla="tpu")` hands it to the compile-only client).
     stablehlo: bytes | None = None
+    # The program's `checkpoint_name`s, read from its jaxpr (checkpoint_names()): one
+    # (file, line, op, name) per named value, for the report. Empty for a Lowered or
+    # text, which have no jaxpr.
+    checkpoint_names: list[tuple[str, int, str, str]] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------------------
@@ -438,6 +442,7 @@ def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
         else:
             used = lowered_platforms[0] if lowered_platforms else "tpu"
         cpu_check = "cpu" if used == "cpu" else None
+        named = []  # a Lowered keeps no jaxpr
         if len(lowered_platforms) > 1:
             notes.append(
                 f"the Lowered was made for several platforms ({', '.join(lowered_platforms)}):"
@@ -471,6 +476,7 @@ def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
                 f"from_jax takes a jax.jit-wrapped function, Traced or Lowered, not "
                 f"{type(source).__name__}")
         lowered = traced.lower(lowering_platforms=(used,))
+        named = checkpoint_names(traced.jaxpr)
         cpu_check = None  # lowered for the CPU only when asked for, by platform="cpu"
         if used == "cpu":
             notes.append(_CPU_NOTE.replace("the Lowered was made", "it was lowered"))
@@ -478,9 +484,98 @@ def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
     if module is None:
         raise ValueError("the Lowered has no StableHLO module")
     tuple_args = _tuple_args(lowered, used)
-    return _convert(module, platform=used, tuple_args=tuple_args,
-                    out_tree=getattr(lowered, "out_tree", None), notes=notes,
-                    cpu_check=cpu_check, what="Lowered")
+    converted = _convert(module, platform=used, tuple_args=tuple_args,
+                         out_tree=getattr(lowered, "out_tree", None), notes=notes,
+                         cpu_check=cpu_check, what="Lowered")
+    converted.checkpoint_names = named
+    return converted
+
+
+# Primitives whose value the report looks through to the instruction that computes it
+# (report_util.cc, ValueProducer: bitcast, copy, reshape in the HLO).
+_LOOK_THROUGH = frozenset({"reshape", "squeeze", "expand_dims", "copy", "copy_p", "name"})
+
+
+def checkpoint_names(jaxpr) -> list[tuple[str, int, str, str]]:
+    """The `jax.ad_checkpoint.checkpoint_name`s of a program, as the report matches them.
+
+    jaxpr: a (Closed)Jaxpr, e.g. `jax.jit(f).trace(*args).jaxpr`. JAX lowers the `name`
+    primitive to its operand (`jax/_src/ad_checkpoint.py`, name_p's lowering), so the name
+    never reaches the HLO (docs/REPORT.md); the instruction that computes the named value
+    does, with its primitive as op_name's last component and its innermost user frame as
+    its source line (`mlir.source_info_to_location`). Returns (file, line, primitive,
+    name) for each `name` equation, in every sub-jaxpr (scan and while bodies, remat,
+    pjit), whose operand is computed by an equation with a user frame: looked through
+    reshapes and copies, and into the jaxpr of a call that computes it. Names whose value
+    is an argument of its jaxpr are left out.
+    """
+    from jax._src import core, source_info_util
+    from jax._src import config
+    pattern = config.hlo_source_file_canonicalization_regex.value
+    out: list[tuple[str, int, str, str]] = []
+    seen: set[int] = set()
+
+    def producer_of(var, producers, depth=0):
+        eqn = producers.get(var)
+        while eqn is not None and depth < 64:
+            depth += 1
+            name = eqn.primitive.name
+            if name in _LOOK_THROUGH and eqn.invars:
+                eqn = producers.get(eqn.invars[0])
+                continue
+            inner = _called_jaxpr(eqn, core)
+            if inner is not None and len(inner.outvars) == len(eqn.outvars):
+                at = eqn.outvars.index(var) if var in eqn.outvars else -1
+                if at < 0:
+                    return eqn
+                var = inner.outvars[at]
+                producers = _producers(inner)
+                eqn = producers.get(var)
+                continue
+            return eqn
+        return eqn
+
+    def walk(j):
+        j = getattr(j, "jaxpr", j)
+        if id(j) in seen:
+            return
+        seen.add(id(j))
+        producers = None
+        for eqn in j.eqns:
+            if eqn.primitive.name == "name" and eqn.invars:
+                if producers is None:
+                    producers = _producers(j)
+                made = producer_of(eqn.invars[0], producers)
+                frame = (source_info_util.user_frame(made.source_info.traceback)
+                         if made is not None and made.source_info.traceback is not None
+                         else None)
+                if frame is not None:
+                    file = re.sub(pattern, "", frame.file_name) if pattern else frame.file_name
+                    out.append((file, int(frame.start_line), made.primitive.name,
+                                str(eqn.params.get("name"))))
+            for sub in core.jaxprs_in_params(eqn.params):
+                walk(sub)
+
+    walk(jaxpr)
+    return out
+
+
+def _producers(jaxpr) -> dict:
+    """Each variable of `jaxpr` by the equation that defines it."""
+    return {v: e for e in jaxpr.eqns for v in e.outvars}
+
+
+def _called_jaxpr(eqn, core):
+    """The one jaxpr a call-like equation (jit, closed_call, remat, custom_jvp_call)
+    computes its outputs with; None for other primitives (scan, while, cond)."""
+    if eqn.primitive.name not in ("pjit", "jit", "closed_call", "core_call", "remat",
+                                  "checkpoint", "custom_jvp_call", "custom_vjp_call"):
+        return None
+    for key in ("jaxpr", "call_jaxpr", "fun_jaxpr"):
+        j = eqn.params.get(key)
+        if j is not None:
+            return getattr(j, "jaxpr", j)
+    return None
 
 
 def _tuple_args(lowered, platform: str) -> bool:

@@ -429,6 +429,7 @@ ModuleResult ReportChunk(const std::string& path, const InputChunk& chunk,
   ReportOptions report_options;
   report_options.offload = options.offload;
   report_options.max_graph_nodes = options.report_max_nodes;
+  report_options.checkpoint_names = options.checkpoint_names;
   report_options.xla_pipeline = options.pipeline == PassPipeline::kXla;
   auto report = BuildReport(std::move(*module), path, report_options);
   if (!report.ok()) {

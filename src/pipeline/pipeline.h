@@ -126,6 +126,9 @@ struct PipelineOptions {
   // changes.
   std::vector<std::string> output_paths;
   std::vector<std::string> input_paths;
+  // report: the program's checkpoint names, when a front end read them
+  // (ReportOptions::checkpoint_names).
+  std::vector<CheckpointName> checkpoint_names;
   // The module was converted from the user's own file (the Python front end
   // sets it for StableHLO text and JAX programs): a diagnostic whose source
   // (metadata) names a file and line is located there first

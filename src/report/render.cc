@@ -34,6 +34,7 @@ std::string ProgramSourceText(const ProgramSource& source) {
 
 // How the tensor got its name (Offload::name_from), in words.
 absl::string_view NameFromText(absl::string_view from) {
+  if (from == "checkpoint_name") return "its checkpoint_name";
   if (from == "scope") return "a scope in op_name";
   if (from == "op") return "no scope in op_name: the op that computes it";
   if (from == "parameter") return "an entry parameter";

@@ -93,9 +93,26 @@ std::string OpLabel(const Instruction* instr) {
              : std::string(HloOpcodeString(instr->opcode()));
 }
 
+// The checkpoint names by "file\nline\nop"; "" where two names share a key.
+using CheckpointNameIndex = absl::flat_hash_map<std::string, std::string>;
+
+std::string CheckpointKey(absl::string_view file, int64_t line, absl::string_view op) {
+  return absl::StrCat(file, "\n", line, "\n", op);
+}
+
+CheckpointNameIndex IndexCheckpointNames(const std::vector<CheckpointName>& names) {
+  CheckpointNameIndex index;
+  for (const CheckpointName& n : names) {
+    auto [it, added] = index.try_emplace(CheckpointKey(n.file, n.line, n.op), n.name);
+    if (!added && it->second != n.name) it->second.clear();
+  }
+  return index;
+}
+
 // Fills the user's terms of `offload`, whose start is `start`: its name,
 // where the offloaded value is computed, how often it runs per step.
 void NameOffload(const Module& module, const Instruction* start,
+                 const CheckpointNameIndex& checkpoint_names,
                  LoopNesting& nesting, Offload& offload) {
   offload.executions = nesting.Executions(nesting.InnermostLoop(start->parent()));
   if (offload.kind == OffloadKind::kHostParameter) {
@@ -122,6 +139,14 @@ void NameOffload(const Module& module, const Instruction* start,
     offload.name_from = "op";
   }
   offload.value_source = SourceOf(module, producer);
+  if (!checkpoint_names.empty() && !offload.value_source.file.empty()) {
+    auto it = checkpoint_names.find(CheckpointKey(
+        offload.value_source.file, offload.value_source.line, OpLabel(producer)));
+    if (it != checkpoint_names.end() && !it->second.empty()) {
+      offload.name = it->second;
+      offload.name_from = "checkpoint_name";
+    }
+  }
   if (offload.value_source.file.empty()) offload.value_source = offload.source;
 }
 
@@ -165,10 +190,12 @@ std::vector<NamedOffloads> BytesByName(const std::vector<Offload>& offloads) {
 // its paths ends, and the marks and edges of the picture.
 class OffloadRecorder : public HostPathObserver {
  public:
-  OffloadRecorder(Module& module, const CallGraph& call_graph, Report& report)
+  OffloadRecorder(Module& module, const CallGraph& call_graph, Report& report,
+                  const std::vector<CheckpointName>& checkpoint_names)
       : module_(module),
         call_graph_(call_graph),
         report_(report),
+        checkpoint_names_(IndexCheckpointNames(checkpoint_names)),
         nesting_(module, call_graph) {}
 
   // Walks every offloaded tensor; fills report_.offloads and the marks.
@@ -238,6 +265,7 @@ class OffloadRecorder : public HostPathObserver {
   Module& module_;
   const CallGraph& call_graph_;
   Report& report_;
+  const CheckpointNameIndex checkpoint_names_;
   LoopNesting nesting_;
   Walk* walk_ = nullptr;  // the walk running
   absl::flat_hash_set<const Instruction*> absorbed_move_to_hosts_;
@@ -272,7 +300,7 @@ class OffloadRecorder : public HostPathObserver {
 };
 
 void OffloadRecorder::NameStart(const Instruction* start, Offload& offload) {
-  NameOffload(module_, start, nesting_, offload);
+  NameOffload(module_, start, checkpoint_names_, nesting_, offload);
   Marks& marks = Mark(start);
   if (marks.label.empty()) {
     marks.label = offload.name;
@@ -1215,7 +1243,7 @@ absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
   report.pipeline = RunPipelinePasses(*module, before_offloader, options.offload);
   {
     CallGraph call_graph(*module);
-    OffloadRecorder walker(*module, call_graph, report);
+    OffloadRecorder walker(*module, call_graph, report, options.checkpoint_names);
     walker.WalkAll();
     walker.BuildGraph(options);
     report.by_name = BytesByName(report.offloads);

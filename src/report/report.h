@@ -114,7 +114,9 @@ struct Offload {
   // start's or the offloaded value's op_name has one ("scope"), else the
   // primitive that computes the value, op_name's last component ("op"); for
   // a host parameter "parameter N {i}" ("parameter"). JAX does not put a
-  // checkpoint_name into the HLO (docs/REPORT.md), so it is never read here.
+  // checkpoint_name into the HLO (docs/REPORT.md); a front end that read it
+  // from the program (ReportOptions::checkpoint_names) names the tensor by it
+  // first ("checkpoint_name").
   std::string name;
   std::string name_from;
   // Where the offloaded value is computed: the metadata of the instruction
@@ -336,7 +338,23 @@ struct Report {
   std::string Verdict() const;
 };
 
+// A `jax.ad_checkpoint.checkpoint_name` the front end read from the
+// program's jaxpr: the value named `name` is computed by the primitive `op`
+// (op_name's last component in the HLO, e.g. "tanh") at `file`:`line`, the
+// innermost user frame, as the HLO metadata gives the producer's line.
+struct CheckpointName {
+  std::string file;
+  int64_t line = 0;
+  std::string op;
+  std::string name;
+};
+
 struct ReportOptions {
+  // The checkpoint names of the program (CheckpointName). An offloaded value
+  // whose producer matches one (file, line and op) is named by it; a key
+  // that two different names share names nothing (the scope or op rule
+  // applies).
+  std::vector<CheckpointName> checkpoint_names;
   // The pipeline's options (the XLA debug flags of the command line).
   OffloadOptions offload;
   // The passes before the offloader: XLA's order (XlaPipeline) or, when

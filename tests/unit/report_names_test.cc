@@ -143,5 +143,47 @@ ENTRY main {
   EXPECT_EQ(report.graph.computation_labels[0], "loop w (3 iterations): body");
 }
 
+// The checkpoint names a front end read from the jaxpr name an offload whose
+// producer has the same file, line and op, before a scope; a key two names
+// share names nothing.
+TEST(ReportNamesTest, CheckpointNamesComeFirst) {
+  auto module = ParseHloModule(R"(HloModule m, entry_computation_layout={(f32[4]{0})->(f32[4]{0}, f32[4]{0}, f32[4]{0})}
+
+ENTRY main {
+  x = f32[4]{0} parameter(0)
+  a = f32[4]{0} tanh(x), metadata={op_name="jit(f)/attn/tanh" source_file="m.py" source_line=10}
+  ha = f32[4]{0} custom-call(a), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}
+  da = f32[4]{0} custom-call(ha), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="device"}
+  b = f32[4]{0} sine(x), metadata={op_name="jit(f)/sin" source_file="m.py" source_line=11}
+  hb = f32[4]{0} custom-call(b), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}
+  db = f32[4]{0} custom-call(hb), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="device"}
+  c = f32[4]{0} cosine(x), metadata={op_name="jit(f)/cos" source_file="m.py" source_line=12}
+  hc = f32[4]{0} custom-call(c), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}
+  dc = f32[4]{0} custom-call(hc), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="device"}
+  ROOT t = (f32[4]{0}, f32[4]{0}, f32[4]{0}) tuple(da, db, dc)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  ReportOptions options;
+  options.checkpoint_names = {
+      {"m.py", 10, "tanh", "attn_out"},
+      {"m.py", 11, "sin", "mlp_in"},
+      {"m.py", 11, "sin", "mlp_out"},     // the same key, another name
+      {"m.py", 12, "tanh", "not_cos"},    // the line, another op
+  };
+  auto report = BuildReport(std::move(*module), "m.hlo", options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->offloads.size(), 3);
+  EXPECT_EQ(report->offloads[0].name, "attn_out");
+  EXPECT_EQ(report->offloads[0].name_from, "checkpoint_name");
+  EXPECT_EQ(report->offloads[0].value_source.line, 10);
+  EXPECT_EQ(report->offloads[1].name, "sin");
+  EXPECT_EQ(report->offloads[1].name_from, "op");
+  EXPECT_EQ(report->offloads[2].name, "cos");
+  EXPECT_EQ(report->offloads[2].name_from, "op");
+  ASSERT_EQ(report->by_name.size(), 3);
+  EXPECT_EQ(report->by_name[0].name_from, "checkpoint_name");
+}
+
 }  // namespace
 }  // namespace hloff
