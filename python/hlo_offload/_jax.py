@@ -640,6 +640,36 @@ def _attr_dicts(func, name: str, count: int, ir) -> list:
     return dicts
 
 
+def _partition_counts(module, ir) -> dict[str, int]:
+    """The module's `mhlo.num_replicas` / `mhlo.num_partitions` above 1, by the names the
+    HloModule line gives them (`replica_count`, `num_partitions`)."""
+    counts = {}
+    attrs = module.operation.attributes
+    for key, name in (("mhlo.num_replicas", "replica_count"),
+                      ("mhlo.num_partitions", "num_partitions")):
+        if key in attrs:
+            n = ir.IntegerAttr(attrs[key]).value
+            if n > 1:
+                counts[name] = n
+    return counts
+
+
+def _with_partition_counts(text: str, counts: dict[str, int]) -> str:
+    """`text` with the partition and replica counts on its HloModule line, where XLA's
+    printer puts them (after the entry computation layout, before the frontend
+    attributes; `HloModule::ToString`). jaxlib's conversion to HLO keeps them in the
+    compile options, not in the module, so the converted text would read as one
+    partition: the pipeline (ShardingRemover runs on one partition only) and XLA's
+    verdict (compiled for that many devices) need them."""
+    if not counts:
+        return text
+    first, sep, rest = text.partition("\n")
+    extra = "".join(f", {name}={n}" for name, n in counts.items())
+    at = first.find(", frontend_attributes=")
+    first = first + extra if at < 0 else first[:at] + extra + first[at:]
+    return first + sep + rest
+
+
 def _string_attr(d, key: str, ir) -> str | None:
     if d is None or key not in d:
         return None
@@ -701,6 +731,7 @@ def _convert(module, *, platform: str, tuple_args: bool, out_tree, notes,
                 notes.append("an auto layout on a host-memory value falls back to the "
                              "default layout (XLA logs a warning for it)")
                 break
+        partitions = _partition_counts(module, ir)
         bytecode = jax_mlir.module_to_bytecode(module)  # keeps the source locations
     try:
         computation = jaxlib_ext.mlir.mlir_module_to_xla_computation(
@@ -714,6 +745,7 @@ def _convert(module, *, platform: str, tuple_args: bool, out_tree, notes,
     # repeat the whole parameter tuple (2001 arguments: 55 MB of text instead of 0.3 MB).
     options.print_operand_shape = False
     text = computation.as_hlo_module().to_string(options)
+    text = _with_partition_counts(text, partitions)
     text, named = _text_line_locations(text, text_file)
     if named:
         notes.append(f"source lines named {text_file}:LINE are lines of that StableHLO "
