@@ -698,6 +698,7 @@ def check(source, *args, platform: Optional[str] = None, lints: bool = True,
         platform = "cuda"
     inp = _resolve(source, args, kwargs, platform=platform, filename=filename,
                    split_input_file=split_input_file)
+    inp = _partitioned(inp)
     run_args = _run_args(inp, lints=lints, pinned_host_budget=pinned_host_budget,
                          split_input_file=split_input_file, xla_flags=xla_flags,
                          pipeline=pipeline, ignore=ignore, select=select)
@@ -712,6 +713,34 @@ def check(source, *args, platform: Optional[str] = None, lints: bool = True,
     if backend is not None:
         result._attach_xla(xla_verdict(inp, backend, xla_topology))
     return result
+
+
+def _partitioned(inp: _Input) -> _Input:
+    """For a JAX or StableHLO source with several partitions, the module as XLA's SPMD
+    partitioner gives it (hlo_offload._partition; docs/SHARDED.md), with a note saying
+    so; where the partitioner cannot run, the module as written with a note saying what
+    that leaves out. Other inputs are returned as they are."""
+    xi = inp.xla
+    if xi is None or not isinstance(inp.text, str) or xi.cpu_lowering:
+        return inp
+    from . import _partition
+    n = _partition.num_partitions(inp.text)
+    if n <= 1:
+        return inp
+    done = _partition.partition(inp.text, _module_name(inp.text) or "module")
+    if done.text is None:
+        xi.notes.append(
+            f"the module has {n} partitions and XLA's SPMD partitioner could not run "
+            f"({done.error}): it was checked as written, as one partition; the "
+            f"partitioner's per-device shapes and the collectives it inserts on host "
+            f"paths are not seen")
+        return inp
+    xi.notes.append(
+        f"the module has {n} partitions: checked as XLA's SPMD partitioner gives it "
+        f"(jaxlib's CPU compiler ran the partitioner): shapes and bytes are per device, "
+        f"and instruction names are the partitioned module's")
+    xi.hlo_text = done.text  # `result.hlo_text` is the module checked
+    return _Input(text=done.text, file=None, path=inp.path, xla=xi)
 
 
 def _xla_backend(xla, topology, split_input_file=False) -> Optional[str]:
@@ -897,6 +926,7 @@ def report(source, *args, platform: Optional[str] = None, filename: Optional[str
     """
     inp = _resolve(source, args, kwargs, platform=platform, filename=filename,
                    split_input_file=split_input_file, api="report")
+    inp = _partitioned(inp)
     run_args = _run_args(inp, max_nodes=max_nodes, split_input_file=split_input_file,
                          xla_flags=xla_flags, pipeline=pipeline, ignore=ignore,
                          select=select)

@@ -67,3 +67,66 @@ def test_xla_compiles_a_sharded_program_for_its_partitions():
     assert result.xla.ok
     ops = sorted(h["opcode"] for h in result.xla.host_compute)
     assert ops == ["all-gather", "all-gather", "dynamic-slice", "slice"], ops
+
+
+def test_partitioner_collectives_on_a_host_path_are_host_compute():
+    # The partitioned module (jaxlib's CPU compiler ran XLA's SPMD partitioner): the
+    # all-gather sits between the host dynamic-slice and the MoveToDevice, as in the
+    # deviceless TPU compile's module after tpu-spmd-partitioning.
+    f, args = streaming_step()
+    result = hlo_offload.check(f, *args)
+    assert any("8 partitions: checked as XLA's SPMD partitioner gives it" in n
+               for n in result.notes), result.notes
+    warned = sorted(d.instruction for d in result.diagnostics if d.code == "HO2001")
+    assert warned == ["all-gather", "dynamic-slice"], warned
+    assert "f32[1,32,256]" in result.hlo_text      # per-device shapes
+    lines = {d.source for d in result.diagnostics if d.code == "HO2001"}
+    assert len(lines) == 1   # both are the user's scan line, located there
+
+
+def test_sharded_streaming_agrees_with_xla_up_to_the_peeled_iteration():
+    from hlo_offload import _xla
+    if not _xla.installed("tpu"):
+        pytest.skip("XLA's tpu compile-only client is not installed: hlo-offload install-xla tpu")
+    f, args = streaming_step()
+    result = hlo_offload.check(f, *args, xla="tpu")
+    # XLA confirms both warnings; what it adds is the first iteration's slice and
+    # all-gather, which TPU's collective pipeliner (the `pipelining` passes after
+    # tpu-spmd-partitioning, before the HostOffloader) peels out of the loop.
+    assert all(d.xla_confirmed for d in result.diagnostics if d.code == "HO2001")
+    missed = sorted(re.search(r"XLA converts (\S+) ", x).group(1)
+                    for x in result.xla_disagreements)
+    assert missed == ["all-gather.3", "slice"], result.xla_disagreements
+
+
+def e1200_behind_func_result_sharding(devices=8):
+    """A step whose optimizer state is put in pinned host memory while the result's
+    memory kind says device: the StableHLO as XLA receives it when a module exported or
+    produced elsewhere says "device" (JAX 0.10.2 itself writes "pinned_host" there, so the
+    text is edited). The state reaches the output through xla.sdy.FuncResultSharding."""
+    mesh = AbstractMesh((devices,), ("fsdp",))
+    dev = NamedSharding(mesh, P("fsdp"), memory_kind="device")
+    host = NamedSharding(mesh, P("fsdp"), memory_kind="pinned_host")
+
+    def step(w, mu, g):
+        mu = jax.device_put(mu, dev) * 0.9 + g
+        return w - 0.1 * mu, jax.device_put(mu, host)
+    f = jax.jit(step, in_shardings=(dev, host, dev), out_shardings=(dev, host))
+    sds = jax.ShapeDtypeStruct((256, 128), F32)
+    text = f.trace(sds, sds, sds).lower(lowering_platforms=("tpu",)).as_text(
+        debug_info=True)
+    pat = re.compile(r'(jax\.result_info = "result\[1\]"(?:, [^,}]*)*?, '
+                     r'mhlo\.memory_kind = )"pinned_host"')
+    text, n = pat.subn(r'\1"device"', text)
+    assert n == 1
+    return text
+
+
+@pytest.mark.parametrize("devices", [1, 8])
+def test_e1200_behind_func_result_sharding(devices):
+    text = e1200_behind_func_result_sharding(devices)
+    assert "xla.sdy.FuncResultSharding" in _jax.from_stablehlo_text(text).hlo_text
+    result = hlo_offload.check(text)
+    errors = [d for d in result.diagnostics if d.code == "E1200"]
+    assert len(errors) == 1, str(result)
+    assert errors[0].output_path == "result[1]"

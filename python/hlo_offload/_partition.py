@@ -1,0 +1,102 @@
+"""XLA's own SPMD partitioner for modules with several partitions (docs/SHARDED.md).
+
+XLA's TPU and GPU compilers convert the memory-placement annotations into MoveToHost /
+MoveToDevice (`ConvertMemoryPlacementToInternalAnnotations`) and then partition the module
+(Shardy's import, `spmd-partitioning`) before the offloading passes, so the HostOffloader
+sees per-device shapes and the collectives the partitioner inserted: an all-gather
+between a host dynamic-slice and its MoveToDevice is host compute for XLA. This module
+runs the same partitioner through jaxlib's CPU compiler in a child process
+(`_spmd_partition.py`) on the module with its annotations converted by the package's own
+pass, and returns the partitioned module for the offloading passes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from typing import Optional
+
+_CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_spmd_partition.py")
+
+
+@dataclass
+class Partitioned:
+    """The module as XLA's SPMD partitioner gives it, or why there is none.
+
+    text: the partitioned HLO module (per-device shapes, MoveToHost/MoveToDevice,
+        the partitioner's collectives); None when the partitioner could not run.
+    num_partitions: the module's partition count.
+    error: why there is no text ("" when there is).
+    seconds: the child's time, start-up included.
+    """
+
+    text: Optional[str]
+    num_partitions: int
+    error: str = ""
+    seconds: float = 0.0
+
+
+def num_partitions(hlo_text) -> int:
+    """`num_partitions=N` of the HloModule line (1 when absent)."""
+    head = hlo_text[:4096]
+    if isinstance(head, (bytes, bytearray, memoryview)):
+        head = bytes(head).decode("utf-8", "replace")
+    m = re.search(r"\bnum_partitions=(\d+)", head.split("\n", 1)[0])
+    return int(m.group(1)) if m else 1
+
+
+def partition(hlo_text: str, module_name: str = "module", timeout: float = 600) -> Partitioned:
+    """Runs XLA's SPMD partitioner on `hlo_text` (a module with num_partitions > 1).
+
+    The annotations are converted first (the package's
+    convert-memory-placement-to-internal-annotations, as XLA does before partitioning);
+    then jaxlib's CPU compiler partitions the module for that many host devices in a
+    child process. Never raises for the module: a failure is a Partitioned without
+    text, with the reason (no jax in this Python, the converter or partitioner refusing
+    the module, a crash or a timeout).
+    """
+    from . import _core
+    n = num_partitions(hlo_text)
+    args = _core.RunArgs()
+    args.passes = ["convert-memory-placement-to-internal-annotations"]
+    args.lints = False
+    outcome = _core.run("opt", hlo_text, None, args)
+    try:
+        if outcome.exit_status != 0:
+            return Partitioned(None, n, "the module's annotations could not be converted")
+        converted = bytes(_core.printed_modules([outcome])).decode("utf-8", "replace")
+    finally:
+        outcome.release()
+    with tempfile.TemporaryDirectory(prefix="hlo-offload-spmd-") as tmp:
+        module_file = os.path.join(tmp, "module.hlo")
+        with open(module_file, "w") as fh:
+            fh.write(converted)
+        req_file = os.path.join(tmp, "request.json")
+        res_file = os.path.join(tmp, "result.json")
+        with open(req_file, "w") as fh:
+            json.dump({"module_file": module_file, "num_partitions": n,
+                       "dump_dir": os.path.join(tmp, "dump"), "module_name": module_name},
+                      fh)
+        env = dict(os.environ)
+        env.pop("XLA_FLAGS", None)  # the child sets its own
+        try:
+            proc = subprocess.run([sys.executable, _CHILD, req_file, res_file], env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return Partitioned(None, n, f"XLA's partitioner did not finish in {timeout:g} s")
+        if not os.path.exists(res_file):
+            tail = (proc.stderr or "").strip().splitlines()[-1:] or ["no output"]
+            return Partitioned(None, n, f"XLA's partitioner ended with status "
+                                        f"{proc.returncode}: {tail[0]}")
+        with open(res_file) as fh:
+            res = json.load(fh)
+    if not res.get("ok"):
+        return Partitioned(None, n, res.get("error") or "XLA's partitioner failed",
+                           res.get("seconds", 0.0))
+    return Partitioned(res["module"], n, "", res.get("seconds", 0.0))

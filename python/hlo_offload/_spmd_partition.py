@@ -1,0 +1,78 @@
+"""The child side of running XLA's own SPMD partitioner (`hlo_offload._partition`): run as
+a script by the package, never imported by it (it starts JAX with N host devices, which
+the caller's process may have started with one).
+
+    python _spmd_partition.py REQUEST.json RESULT.json
+
+REQUEST: {"module_file": path of HLO text whose placement annotations are already the
+internal MoveToHost / MoveToDevice custom-calls, "num_partitions": N, "dump_dir": path}.
+RESULT: {"ok": bool, "module": the partitioned HLO text, "error": text, "seconds": float}.
+
+jaxlib's CPU compiler runs the partitioner XLA's TPU and GPU compilers run (the
+`spmd-partitioner` pipeline: call inlining, the Shardy import `shardy-xla`, then
+`spmd-partitioning`). Its `pre-spmd-partitioner` pipeline first strips memory-placement
+annotations, MoveToHost and MoveToDevice included (the CPU has no host offloading): that
+pass is disabled here, as TPU and GPU convert the annotations before partitioning and keep
+them. The module after `spmd-partitioning` is written by XLA's pass dump; the compile then
+fails on the MoveToDevice custom-call (the CPU has no implementation for it), which is
+expected and ends the work early.
+"""
+
+import glob
+import json
+import os
+import sys
+import time
+
+
+def main(request_file, result_file):
+    with open(request_file) as fh:
+        req = json.load(fh)
+    n = int(req["num_partitions"])
+    dump = req["dump_dir"]
+    os.environ["XLA_FLAGS"] = " ".join([
+        "--xla_force_host_platform_device_count=%d" % n,
+        "--xla_dump_to=%s" % dump,
+        "--xla_dump_hlo_pass_re=spmd-partitioning",
+        "--xla_disable_hlo_passes=strip-memory-placement-annotations",
+    ])
+    os.environ["JAX_PLATFORMS"] = "cpu"
+    result = {"ok": False, "module": "", "error": "", "seconds": 0.0}
+    start = time.perf_counter()
+    try:
+        import numpy as np
+        import jax
+        from jax._src import compiler
+        from jax._src.lib import _jax
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import _xla_compile
+        with open(req["module_file"]) as fh:
+            text = fh.read()
+        module, ctx, _ = _xla_compile.hlo_text_to_module(text, req.get("module_name", "module"))
+        devices = jax.devices("cpu")[:n]
+        options = compiler.get_compile_options(
+            num_replicas=1, num_partitions=n,
+            device_assignment=np.array([list(devices)], dtype=object))
+        with ctx:
+            try:
+                compiler.backend_compile_and_load(
+                    devices[0].client, module, _jax.DeviceList(tuple(devices)), options, [])
+                compile_error = ""
+            except Exception as e:  # expected: no CPU implementation of MoveToDevice
+                compile_error = str(e)
+        found = sorted(glob.glob(os.path.join(dump, "*after_spmd-partitioning*.txt")))
+        if found:
+            with open(found[-1]) as fh:
+                result["module"] = fh.read()
+            result["ok"] = True
+        else:
+            result["error"] = compile_error or "XLA wrote no module after spmd-partitioning"
+    except Exception as e:
+        result["error"] = "%s: %s" % (type(e).__name__, e)
+    result["seconds"] = time.perf_counter() - start
+    with open(result_file, "w") as fh:
+        json.dump(result, fh)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
