@@ -926,10 +926,14 @@ def report(source, *args, platform: Optional[str] = None, filename: Optional[str
     """
     inp = _resolve(source, args, kwargs, platform=platform, filename=filename,
                    split_input_file=split_input_file, api="report")
+    written = inp
     inp = _partitioned(inp)
     run_args = _run_args(inp, max_nodes=max_nodes, split_input_file=split_input_file,
                          xla_flags=xla_flags, pipeline=pipeline, ignore=ignore,
                          select=select)
+    global_note = None
+    if inp is not written:
+        global_note = _global_bytes_note(written, run_args)
     outcome = _run("report", inp, run_args)
     try:
         modules = outcome.modules()
@@ -951,8 +955,38 @@ def report(source, *args, platform: Optional[str] = None, filename: Optional[str
 
     notes = list(inp.xla.notes) if inp.xla is not None else []
     notes += [f"{d.code}: {d.message}" for d in front_end_diagnostics(inp.xla, inp.path)]
+    if global_note:
+        notes.append(global_note)
     return Report(render=render, file=inp.path, modules=[m["name"] for m in modules],
                   notes=notes)
+
+
+# The report's byte figures a sharded module's note gives for the whole program.
+_GLOBAL_FIGURES = (("offloaded", None), ("host bytes in", "host_bytes_in"),
+                   ("host bytes out", "host_bytes_out"),
+                   ("host-resident intermediates", "host_intermediate_bytes"))
+
+
+def _global_bytes_note(written: _Input, run_args) -> Optional[str]:
+    """For a report of a partitioned module (per-device bytes), the same figures of the
+    module as written (global shapes), in a note; None when that report fails."""
+    outcome = _run("report", written, run_args)
+    try:
+        if outcome.exit_status != 0:
+            return None
+        import json
+        data = json.loads(_decode(_core.render_reports([outcome], "json")))
+    finally:
+        outcome.release()
+    if isinstance(data, list):
+        data = data[0] if data else {}
+    parts = []
+    for label, key in _GLOBAL_FIGURES:
+        value = (sum(o.get("bytes", 0) for o in data.get("offloads", ()))
+                 if key is None else data.get(key, 0))
+        parts.append(f"{label} {value} bytes")
+    return ("the report's bytes are per device; the module as written (global shapes, "
+            "before partitioning): " + ", ".join(parts))
 
 
 def explain(code: str) -> str:

@@ -130,3 +130,13 @@ def test_e1200_behind_func_result_sharding(devices):
     errors = [d for d in result.diagnostics if d.code == "E1200"]
     assert len(errors) == 1, str(result)
     assert errors[0].output_path == "result[1]"
+
+
+def test_report_of_a_sharded_program_is_per_device_with_the_global_figures():
+    f, args = streaming_step()
+    report = hlo_offload.report(f, *args)
+    data = report.to_json()
+    # The host parameter f32[4,256,256] (1 MiB) is f32[4,32,256] on each of 8 devices.
+    assert data["host_bytes_in"] == 4 * 32 * 256 * 4
+    note = next(n for n in report.notes if n.startswith("the report's bytes are per device"))
+    assert f"host bytes in {4 * 256 * 256 * 4} bytes" in note, note
