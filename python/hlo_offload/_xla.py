@@ -540,6 +540,22 @@ class Comparison:
         return 0 if self.verdict.ok else 1
 
 
+def _same_error(d, verdict: XlaVerdict) -> bool:
+    """Whether our error `d` is the one XLA raised: the same code (E1200), or, for an
+    error XLA raises without a code (our HO1xxx, docs/errors), XLA's own sentence, which
+    our message starts with, in XLA's error text."""
+    if verdict.code is not None:
+        return d.code == verdict.code
+    if not d.code.startswith("HO1") or not verdict.error:
+        return False
+    sentence = d.message
+    for prefix in ("on TPU: ", "on GPU: "):
+        if sentence.startswith(prefix):
+            sentence = sentence[len(prefix):]
+    sentence = sentence.split(": ", 1)[0]
+    return bool(sentence) and sentence in verdict.error
+
+
 def compare(diagnostics, verdict: XlaVerdict) -> Comparison:
     """Marks each of our errors and HO2001 warnings confirmed or not by XLA's verdict."""
     confirmed = {}
@@ -550,8 +566,7 @@ def compare(diagnostics, verdict: XlaVerdict) -> Comparison:
     ours_ok = not errors
     for d in errors:
         # XLA stops at its first error: every E1200 of ours is confirmed by its E1200.
-        confirmed[id(d)] = (not verdict.ok) and verdict.code is not None and \
-            d.code == verdict.code
+        confirmed[id(d)] = (not verdict.ok) and _same_error(d, verdict)
     if ours_ok and not verdict.ok:
         disagreements.append(f"XLA refuses the module and hlo-offload found no error: "
                              f"{_first_lines(verdict.error or '', 2)}")
@@ -560,7 +575,7 @@ def compare(diagnostics, verdict: XlaVerdict) -> Comparison:
         disagreements.append(f"hlo-offload reports {len(errors)} error"
                              f"{'s' if len(errors) != 1 else ''} ({codes}) but XLA "
                              "compiles the module")
-    elif not ours_ok and not verdict.ok and verdict.code not in {d.code for d in errors}:
+    elif not ours_ok and not verdict.ok and not any(confirmed[id(d)] for d in errors):
         disagreements.append(
             f"XLA refuses the module with {verdict.code or verdict.status or 'an error'}, "
             f"hlo-offload with {', '.join(sorted({d.code for d in errors}))}")

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "ir/shape.h"
 #include "text/printer.h"
 
 namespace hloff {
@@ -38,10 +39,59 @@ std::string VerifierMessage(const Instruction& instr, int64_t operand_space,
   }
 }
 
+// The dimensions a dynamic-slice reads less than all of.
+int64_t SlicedDimensions(const Instruction& ds) {
+  const Shape& operand = ds.operand(0)->shape();
+  const Shape& result = ds.shape();
+  int64_t sliced = 0;
+  for (int64_t d = 0; d < operand.rank() && d < result.rank(); ++d) {
+    if (result.dimensions[d] < operand.dimensions[d]) ++sliced;
+  }
+  return sliced;
+}
+
+// libtpu's async slice limit: a dynamic-slice from host memory to device
+// slicing several dimensions (HO1013).
+void CheckTpuAsyncSlices(const Module& module, TargetBackend backend,
+                         std::vector<Diagnostic>& out) {
+  for (const auto& computation : module.computations()) {
+    for (const Instruction* instr : computation->instructions()) {
+      if (instr->opcode() != HloOpcode::kDynamicSlice || instr->operand_count() < 1) {
+        continue;
+      }
+      const Shape& result = instr->shape();
+      const Shape& operand = instr->operand(0)->shape();
+      if (!result.IsArray() || !operand.IsArray() || !operand.has_layout ||
+          operand.memory_space() != kHostMemorySpace ||
+          (result.has_layout && result.memory_space() == kHostMemorySpace) ||
+          operand.rank() != result.rank()) {
+        continue;
+      }
+      int64_t sliced = SlicedDimensions(*instr);
+      if (sliced <= 1) continue;
+      Diagnostic d = MakeDiagnostic(
+          DiagCode::kHO1013,
+          absl::StrCat("Async slice only supports slicing in 1 dimension: \"",
+                       instr->name(), "\" moves ", ShapeToString(result),
+                       " from host memory slicing ", sliced, " dimensions of ",
+                       ShapeToString(operand)),
+          instr);
+      if (backend == TargetBackend::kAny) {
+        d.severity = Severity::kWarning;
+        d.message = absl::StrCat("on TPU: ", d.message,
+                                 " (the GPU compile accepts it; --backend=tpu makes "
+                                 "this an error, --backend=gpu drops it)");
+      }
+      out.push_back(std::move(d));
+    }
+  }
+}
+
 }  // namespace
 
 void CheckBackendLimits(const Module& module, TargetBackend backend,
                         std::vector<Diagnostic>& out) {
+  if (backend != TargetBackend::kGpu) CheckTpuAsyncSlices(module, backend, out);
   if (backend == TargetBackend::kTpu) return;
   for (const auto& computation : module.computations()) {
     for (const Instruction* instr : computation->instructions()) {

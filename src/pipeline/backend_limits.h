@@ -19,7 +19,13 @@ namespace hloff {
 // in host memory, is refused (other instructions are compared without their
 // memory spaces). HO1012,
 // an error for kGpu; for kAny a warning that names the GPU (libtpu accepts
-// such modules); nothing for kTpu. Appends to `out`; linear in the module.
+// such modules); nothing for kTpu.
+// libtpu's async slices (libtpu 0.0.42.1, deviceless compiles: the
+// dynamic-slice the offloader leaves between host memory and device becomes a
+// `dynamic-slice-start`): one that slices more than one dimension (slice size
+// below the operand's dimension) is UNIMPLEMENTED. HO1013, an error for kTpu,
+// a warning naming the TPU for kAny, nothing for kGpu (the CUDA plugin
+// compiles it). Appends to `out`; linear in the module.
 void CheckBackendLimits(const Module& module, TargetBackend backend,
                         std::vector<Diagnostic>& out);
 

@@ -140,3 +140,42 @@ def test_report_of_a_sharded_program_is_per_device_with_the_global_figures():
     assert data["host_bytes_in"] == 4 * 32 * 256 * 4
     note = next(n for n in report.notes if n.startswith("the report's bytes are per device"))
     assert f"host bytes in {4 * 256 * 256 * 4} bytes" in note, note
+
+
+def _read_half_layers():
+    """A scan reading half of each layer's rows from pinned host memory: the host
+    dynamic-slice slices two dimensions (1 of 4 layers, 128 of 256 rows)."""
+    mesh = AbstractMesh((1,), ("x",))
+    host = NamedSharding(mesh, P(), memory_kind="pinned_host")
+    dev = NamedSharding(mesh, P(), memory_kind="device")
+
+    def step(ws, x):
+        def body(x, i):
+            w = jax.lax.dynamic_slice(ws, (i, 0, 0), (1, 128, 256))[0]
+            w = jax.device_put(w, dev)
+            return jnp.tanh(x @ w.T) @ w, None
+        y, _ = jax.lax.scan(body, x, jnp.arange(4))
+        return y
+    f = jax.jit(step, in_shardings=(host, dev), out_shardings=dev)
+    return f, (jax.ShapeDtypeStruct((4, 256, 256), F32), jax.ShapeDtypeStruct((8, 256), F32))
+
+
+def test_tpu_refuses_an_async_slice_of_two_dimensions():
+    # Lowered for TPU: HO1013 is an error (libtpu 0.0.42.1: UNIMPLEMENTED "Async slice
+    # only supports slicing in 1 dimension"); lowered for cuda it is not reported (the
+    # CUDA plugin compiles the module).
+    f, args = _read_half_layers()
+    errors = [d for d in hlo_offload.check(f, *args).diagnostics if d.severity == "error"]
+    assert [d.code for d in errors] == ["HO1013"], errors
+    assert "HO1013" not in {d.code for d in hlo_offload.check(f, *args, platform="cuda").diagnostics}
+
+
+def test_async_slice_error_agrees_with_xla():
+    from hlo_offload import _xla
+    if not _xla.installed("tpu"):
+        pytest.skip("XLA's tpu compile-only client is not installed: hlo-offload install-xla tpu")
+    f, args = _read_half_layers()
+    result = hlo_offload.check(f, *args, xla="tpu")
+    assert result.xla.status == "UNIMPLEMENTED" and result.xla.code is None
+    assert result.xla_agrees, result.xla_disagreements
+    assert all(d.xla_confirmed for d in result.diagnostics if d.code == "HO1013")
