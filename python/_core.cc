@@ -14,6 +14,7 @@
 // read error or a parse error in the Outcome, which the Python layer turns
 // into its exceptions; bad arguments raise ValueError or TypeError.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/function.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -21,6 +22,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,9 +41,11 @@
 #include "ir/shape.h"
 #include "passes/offload_fixes.h"
 #include "passes/pass.h"
+#include "pipeline/front_end_input.h"
 #include "pipeline/pipeline.h"
 #include "text/parser.h"
 #include "support/byte_size.h"
+#include "tool/driver.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -309,22 +314,32 @@ Outcome* ParseErrorOutcome(const std::string& command, const std::string& path,
                            uint32_t column, const std::string& message) {
   std::optional<Command> cmd = ParseCommand(command);
   if (!cmd) throw nb::value_error(("unknown command '" + command + "'").c_str());
-  PipelineResult result;
-  result.command = *cmd;
-  result.path = path;
-  result.file = path;
-  result.exit_status = kExitUsage;
-  ModuleResult module;
-  module.parse_failed = true;
-  module.parse_error = rendered;
-  Diagnostic d;
-  d.code = DiagCode::kHO0001;
-  d.severity = Severity::kError;
-  d.message = message;
-  if (line > 0) d.loc = {line, column};
-  module.diagnostics.push_back(std::move(d));
-  result.modules.push_back(std::move(module));
-  return new Outcome(std::move(result), nb::none());
+  return new Outcome(
+      FrontEndParseError(*cmd, path, rendered, line, column, message),
+      nb::none());
+}
+
+// run_command_line(args, reads, convert): the hlo-offload command line
+// (tool/driver.h RunTool) on `args` (args[0] the program's name), writing to
+// this process's standard output and error, with the files `reads` claims
+// converted by `convert` (the console command's StableHLO files). Returns
+// the exit status. The GIL is released, and taken again for each callback.
+int RunCommandLine(const std::vector<std::string>& args,
+                   std::function<bool(const std::string&)> reads,
+                   std::function<FrontEndInput(const std::string&, bool)> convert) {
+  FrontEnd front_end{std::move(reads), std::move(convert)};
+  int status = 0;
+  {
+    nb::gil_scoped_release release;
+    status = RunTool(args, std::cout, std::cerr, &front_end);
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(stdout);
+    std::fflush(stderr);
+  }
+  // The callbacks hold Python objects: released with the GIL held.
+  front_end = FrontEnd();
+  return status;
 }
 
 std::vector<const PipelineResult*> Results(const std::vector<Outcome*>& outcomes) {
@@ -491,6 +506,72 @@ NB_MODULE(_core, m) {
       .def_rw("keep_modules", &RunArgs::keep_modules)
       .def_rw("parse_threads", &RunArgs::parse_threads);
 
+  nb::class_<FrontEndInput>(
+      m, "FrontEndInput",
+      "What the console command's front end made of one input file, for "
+      "run_command_line (pipeline/front_end_input.h): an error, a parse "
+      "error, or the converted HLO module with its pytree names.")
+      .def(nb::init<>())
+      .def_rw("error", &FrontEndInput::error,
+              "Why the file could not be converted (reported as a read error).")
+      .def_rw("text", &FrontEndInput::text, "The converted HLO module.")
+      .def_rw("output_paths", &FrontEndInput::output_paths,
+              "The pytree path of each flat entry output.")
+      .def_rw("input_paths", &FrontEndInput::input_paths,
+              "The pytree path of each entry parameter.")
+      .def_rw("notes", &FrontEndInput::notes,
+              "Written before the file's diagnostics as `hlo-offload: note: "
+              "FILE: NOTE`.")
+      .def_prop_rw(
+          "backend",
+          [](const FrontEndInput& input) -> std::optional<std::string> {
+            if (!input.backend) return std::nullopt;
+            switch (*input.backend) {
+              case TargetBackend::kTpu: return std::string("tpu");
+              case TargetBackend::kGpu: return std::string("gpu");
+              case TargetBackend::kAny: return std::string("any");
+            }
+            return std::nullopt;
+          },
+          [](FrontEndInput& input, std::optional<std::string> name) {
+            if (!name) {
+              input.backend = std::nullopt;
+              return;
+            }
+            auto backend = ParseTargetBackend(*name);
+            if (!backend) {
+              throw nb::value_error(
+                  ("unknown backend '" + *name + "' (tpu, gpu or any)").c_str());
+            }
+            input.backend = *backend;
+          },
+          nb::arg("name").none(),
+          "What the file was made for (--backend unless given): tpu, gpu, any "
+          "or None.")
+      .def(
+          "set_parse_error",
+          [](FrontEndInput& input, const std::string& rendered, uint32_t line,
+             uint32_t column, const std::string& message) {
+            input.parse_error = rendered;
+            input.parse_line = line;
+            input.parse_column = column;
+            input.parse_message = message;
+          },
+          "rendered"_a, "line"_a, "column"_a, "message"_a,
+          "The file did not parse: the complete message, where (1-based; 0 "
+          "when unknown) and what was expected.")
+      .def(
+          "add_error",
+          [](FrontEndInput& input, const std::string& code,
+             const std::string& message, const std::vector<std::string>& notes) {
+            std::optional<DiagCode> parsed = ParseDiagCode(code);
+            if (!parsed) throw nb::value_error(("unknown code '" + code + "'").c_str());
+            input.errors.push_back(FrontEndError(*parsed, message, notes));
+          },
+          "code"_a, "message"_a, "notes"_a = std::vector<std::string>(),
+          "Adds an error of the front end about the whole file (HO0002), "
+          "reported before the module's diagnostics.");
+
   nb::class_<Outcome>(m, "Outcome",
                       "What one run gave (pipeline/pipeline.h PipelineResult).")
       .def_prop_ro("exit_status",
@@ -549,6 +630,11 @@ NB_MODULE(_core, m) {
         "line"_a, "column"_a, "message"_a, nb::rv_policy::take_ownership,
         "The Outcome of an input a front end could not parse (StableHLO text "
         "MLIR refuses): one HO0001 diagnostic at line:column, exit status 2.");
+  m.def("run_command_line", &RunCommandLine, "args"_a, "reads"_a, "convert"_a,
+        "Runs the hlo-offload command line on args (args[0] is the program's "
+        "name) in this process, writing to its standard output and error; "
+        "the files reads(file) claims are converted by convert(file, "
+        "split_input) into a FrontEndInput. Returns the exit status.");
   m.def("render_json",
         [](const std::vector<Outcome*>& outcomes) {
           auto results = Results(outcomes);
