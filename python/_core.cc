@@ -713,6 +713,7 @@ NB_MODULE(_core, m) {
           if (!bytes.ok()) return nb::str(std::string(bytes.status().message()).c_str());
           return nb::int_(*bytes);
         },
+        nb::sig("def parse_byte_size(text: str) -> int | str"),
         "A byte size as --pinned-host-budget spells it ('16GiB'): an int, or "
         "the reason it is not one (a str).");
   m.def("parse_codes",
@@ -728,6 +729,8 @@ NB_MODULE(_core, m) {
           return out;
         },
         "option"_a, "items"_a, "disable"_a,
+        nb::sig("def parse_codes(option: str, items: Sequence[str], disable: bool) "
+                "-> list[str] | str"),
         "The codes --disable (disable=True) or --enable takes from `items` "
         "(codes or prefixes, comma-separated): a list of codes, or the "
         "reason they are not valid (a str, naming `option`).");

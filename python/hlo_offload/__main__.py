@@ -85,7 +85,8 @@ def main(argv: Optional[Sequence[str]] = None, *, replace_process: bool = True) 
     return subprocess.call([exe, *argv])
 
 
-def _option_value(argv, i, name, eq, value):
+def _option_value(argv: List[str], i: int, name: str, eq: str,
+                  value: str) -> Tuple[str, int]:
     """(the value of option `name`, the index after it): `value` when it was written
     `--name=value` (`eq`), else argv[i]; _Usage when argv ends first."""
     if eq:
@@ -95,11 +96,13 @@ def _option_value(argv, i, name, eq, value):
     return argv[i], i + 1
 
 
-def _xla_options(argv, command):
+def _xla_options(argv: List[str], command: Optional[str]
+                 ) -> Tuple[Optional[Tuple[str, Optional[str]]], List[str]]:
     """(backend, topology) of `--xla=tpu|cuda` and `--xla-topology=T` (check and fix),
     and argv without them; (None, argv) when --xla is not given."""
-    backend = topology = None
-    rest = []
+    backend: Optional[str] = None
+    topology: Optional[str] = None
+    rest: List[str] = []
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -130,7 +133,7 @@ def _xla_options(argv, command):
     return (None if backend is None else (backend, topology)), rest
 
 
-def _install_xla(args) -> int:
+def _install_xla(args: List[str]) -> int:
     """`hlo-offload install-xla [tpu|cuda]`: installs the compile-only client."""
     from . import _xla
     if len(args) > 1 or (args and args[0].startswith("-")):

@@ -14,17 +14,22 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from . import _core
 from ._types import (Diagnostic, FixError, FixedModule, ParseError, Report, Result,
-                     _front_end_diagnostic, _undecodable_bytes_error,
+                     Severity, Strategy, _front_end_diagnostic, _undecodable_bytes_error,
                      _unencodable_text_error)
 
 __all__ = ["check", "fix", "report", "explain", "codes", "passes", "executable",
            "STRATEGIES"]
 
-STRATEGIES = ("host-output", "move-to-device")
+# fix's strategies, as `--strategy` spells them (the values of Strategy).
+STRATEGIES: Tuple[str, ...] = tuple(s.value for s in Strategy)
+
+# What ignore= and select= take: a code or prefix ("HO3005", "HO300", "HO3005,HO3014"),
+# or an iterable of them.
+Codes = Union[str, Iterable[str], None]
 
 # Memory space (S(n) of a layout) -> JAX memory kind (xla/pjrt/utils.cc,
 # GetMemorySpaceColor: device 0, pinned_host 5, unpinned_host 6).
@@ -490,7 +495,7 @@ def _run_args(inp: _Input, *, lints=True, pinned_host_budget=None, strategy="hos
         raise TypeError(f"strategy must be a str, not {type(strategy).__name__}")
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown fix strategy {strategy!r}: one of {', '.join(STRATEGIES)}")
-    a.strategy = strategy
+    a.strategy = Strategy(strategy).value
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, int):
         raise TypeError(f"max_nodes must be an int, not {type(max_nodes).__name__}")
     if not MAX_NODES_RANGE[0] <= max_nodes <= MAX_NODES_RANGE[1]:
@@ -576,6 +581,7 @@ def _run(command: str, inp: _Input, args) -> "_core.Outcome":
 def _read_error(file: Optional[str], message: str) -> Exception:
     """The exception for a file the core could not read, by what the file is."""
     import errno
+    assert file is not None  # only a file has a read error
     try:
         st = os.stat(file)
     except FileNotFoundError:
@@ -652,11 +658,12 @@ def front_end_diagnostics(xla, path: str) -> list:
                                   file=path, notes=xla.cpu_lowering_notes)]
 
 
-def check(source, *args, platform: Optional[str] = None, lints: bool = True,
-          pinned_host_budget=None, filename: Optional[str] = None,
-          split_input_file: bool = False, xla_flags: Optional[dict] = None,
-          pipeline: str = "xla", ignore=None, select=None, xla: Optional[str] = None,
-          xla_topology: Optional[str] = None, **kwargs) -> Result:
+def check(source: Any, *args: Any, platform: Optional[str] = None, lints: bool = True,
+          pinned_host_budget: Union[int, str, None] = None, filename: Optional[str] = None,
+          split_input_file: bool = False, xla_flags: Optional[Mapping[str, bool]] = None,
+          pipeline: str = "xla", ignore: Codes = None, select: Codes = None,
+          xla: Optional[str] = None, xla_topology: Optional[str] = None,
+          **kwargs: Any) -> Result:
     """Runs XLA's host-offloading pipeline on `source` and reports what it finds
     (`hlo-offload check`).
 
@@ -760,6 +767,7 @@ def xla_verdict(inp: _Input, backend: str, topology: Optional[str], *,
         elif inp.text is not None:
             text = inp.text
         else:
+            assert inp.file is not None  # an input without text is a file
             with open(inp.file, "rb") as fh:
                 text = fh.read()
         data, fmt = text, "hlo"
@@ -770,15 +778,17 @@ def xla_verdict(inp: _Input, backend: str, topology: Optional[str], *,
                                result_memory_kinds=result_memory_kinds)
 
 
-def fix(source, *args, strategy: str = "host-output", platform: Optional[str] = None,
-        filename: Optional[str] = None, xla_flags: Optional[dict] = None,
-        pipeline: str = "xla", ignore=None, select=None, xla: Optional[str] = None,
-        xla_topology: Optional[str] = None, **kwargs) -> FixedModule:
+def fix(source: Any, *args: Any, strategy: Union[str, Strategy] = Strategy.HOST_OUTPUT,
+        platform: Optional[str] = None, filename: Optional[str] = None,
+        xla_flags: Optional[Mapping[str, bool]] = None, pipeline: str = "xla",
+        ignore: Codes = None, select: Codes = None, xla: Optional[str] = None,
+        xla_topology: Optional[str] = None, **kwargs: Any) -> FixedModule:
     """Rewrites the module so that every E1200 goes away (`hlo-offload fix`), re-checks it,
     and returns the fixed HLO text as a FixedModule (a str).
 
     strategy: "host-output" (declare each faulty output in host memory) or
-        "move-to-device" (move the value back to device memory before it is returned).
+        "move-to-device" (move the value back to device memory before it is returned), as
+        a str or a Strategy.
     For a JAX source, `.output_memory_kinds` is the fix in JAX's own terms: the pytree of
     output memory kinds that compiles, with the structure of the function's outputs.
     pipeline, ignore, select: as for check() (an ignored error-level lint such as HO3002
@@ -827,7 +837,8 @@ def fix(source, *args, strategy: str = "host-output", platform: Optional[str] = 
         if backend is not None:
             verdict = _fix_verdict(inp, backend, xla_topology, text, m, strategy)
         return FixedModule(
-            text, changed=not outcome.unchanged, strategy=strategy, fixed_outputs=fixed,
+            text, changed=not outcome.unchanged, strategy=Strategy(strategy),
+            fixed_outputs=fixed,
             fixed_output_paths=paths, output_memory_kinds=kinds,
             diagnostics=diagnostics, xla=verdict,
             xla_accepts=verdict.ok if verdict is not None and verdict.verdict else None)
@@ -879,10 +890,11 @@ def _output_kinds(module_info: dict, inp: _Input):
 _KIND_SPACE_OF = {"device": 0, "pinned_host": 5, "unpinned_host": 6}
 
 
-def report(source, *args, platform: Optional[str] = None, filename: Optional[str] = None,
-           max_nodes: int = 400, split_input_file: bool = False,
-           xla_flags: Optional[dict] = None, pipeline: str = "xla", ignore=None,
-           select=None, **kwargs) -> Report:
+def report(source: Any, *args: Any, platform: Optional[str] = None,
+           filename: Optional[str] = None, max_nodes: int = 400,
+           split_input_file: bool = False, xla_flags: Optional[Mapping[str, bool]] = None,
+           pipeline: str = "xla", ignore: Codes = None, select: Codes = None,
+           **kwargs: Any) -> Report:
     """The offload report (`hlo-offload report`): what is offloaded, its bytes, where each
     path ends, host memory, transfers, and the picture.
 
@@ -932,14 +944,15 @@ def explain(code: str) -> str:
     return page
 
 
-def codes() -> list:
+def codes() -> List[Tuple[str, str, Severity, str]]:
     """(code, name, severity, summary) of every diagnostic code."""
-    return [tuple(c) for c in _core.codes()]
+    return [(code, name, Severity(severity), summary)
+            for code, name, severity, summary in _core.codes()]
 
 
-def passes() -> list:
+def passes() -> List[Tuple[str, str]]:
     """(name, description) of every pass `opt --passes=` takes."""
-    return [tuple(p) for p in _core.passes()]
+    return [(name, description) for name, description in _core.passes()]
 
 
 def executable() -> str:

@@ -416,7 +416,7 @@ def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
     try:
         from ._api import _arguments_error, _source_error
     except ImportError:  # this file loaded on its own, without the package
-        _arguments_error = _source_error = lambda *a: None
+        _arguments_error = _source_error = lambda *a: None  # type: ignore[assignment]
     error = _source_error(source, args, kwargs, "from_jax")
     if error is not None:  # an array, a Compiled, jax.pmap or jax.vmap, a plain function
         raise error
