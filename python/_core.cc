@@ -167,109 +167,78 @@ void RequireLive(const Outcome& o) {
   }
 }
 
-struct RunArgs {
-  std::string command;
-  std::string path;
-  bool split_input = false;
-  bool lints = true;
-  // ignore= / select=: codes and prefixes, as --disable / --enable take them.
-  std::vector<std::string> ignore;
-  std::vector<std::string> select;
-  std::optional<int64_t> pinned_host_budget;
-  std::vector<std::string> passes;
-  std::string pipeline = "xla";  // PassPipeline: "xla" or "offload"
-  std::string backend = "any";   // TargetBackend: "tpu", "gpu" or "any"
-  bool locate_in_source = false;  // PipelineOptions::locate_in_source
-  std::string strategy = "host-output";
-  int64_t max_nodes = 400;
-  std::vector<std::string> output_paths;
-  std::vector<std::string> input_paths;
-  bool disable_automatic_host_compute_offload = false;
-  bool allow_h2h_copy = false;
-  bool fix_entry_layout_unless_customized = false;
-  int trace_level = 0;
-  bool keep_modules = false;
-  int parse_threads = 0;  // 0: every core
-};
-
-PipelineOptions MakeOptions(const RunArgs& a) {
+// PipelineOptions as the package runs the pipeline: the parser may use
+// every core, each module's trace is kept for the renderers, modules are
+// freed when done and printed into the result.
+PipelineOptions PackageOptions() {
   PipelineOptions options;
-  options.path = a.path;
-  options.split_input = a.split_input;
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  options.parse_threads = a.parse_threads > 0 ? a.parse_threads
-                                              : static_cast<int>(cores);
-  options.passes = a.passes;
-  options.pipeline =
-      a.pipeline == "offload" ? PassPipeline::kOffload : PassPipeline::kXla;
-  options.lints = a.lints;
-  options.offload.disable_automatic_host_compute_offload =
-      a.disable_automatic_host_compute_offload;
-  options.offload.allow_h2h_copy_when_automatic_host_compute_offload_disabled =
-      a.allow_h2h_copy;
-  options.offload.fix_entry_layout_unless_customized =
-      a.fix_entry_layout_unless_customized;
-  options.lint.pinned_host_budget = a.pinned_host_budget;
-  options.lint.backend =
-      ParseTargetBackend(a.backend).value_or(TargetBackend::kAny);
-  options.trace_level = a.trace_level;
+  options.parse_threads = static_cast<int>(cores);
   options.trace = nullptr;  // kept per module, printed by the renderers
-  options.report_max_nodes = a.max_nodes;
   options.print_to_string = true;
-  options.keep_modules = a.keep_modules;
-  options.output_paths = a.output_paths;
-  options.locate_in_source = a.locate_in_source;
-  options.input_paths = a.input_paths;
+  options.keep_modules = false;
   return options;
 }
 
-// run(command, text, file, ...): runs `command` on `text` (bytes or str)
-// or, when `text` is None, on the file `file` (mapped, as the command line
-// reads it). Usage errors of the caller (an unknown command, pass or
-// strategy, a negative budget) raise ValueError; everything about the
-// input is in the Outcome.
-Outcome* Run(const std::string& command, nb::object text,
-             std::optional<std::string> file, const RunArgs& args) {
-  std::optional<Command> cmd = ParseCommand(command);
-  if (!cmd) throw nb::value_error(("unknown command '" + command + "'").c_str());
-  if (auto unknown = UnknownPass(args.passes)) {
-    throw nb::value_error(
-        ("unknown pass '" + *unknown + "' (see hlo_offload.passes())").c_str());
+const char* PipelineName(PassPipeline pipeline) {
+  return pipeline == PassPipeline::kOffload ? "offload" : "xla";
+}
+
+const char* BackendName(TargetBackend backend) {
+  switch (backend) {
+    case TargetBackend::kTpu: return "tpu";
+    case TargetBackend::kGpu: return "gpu";
+    case TargetBackend::kAny: return "any";
   }
-  std::optional<FixStrategy> strategy = ParseFixStrategy(args.strategy);
-  if (!strategy) {
-    throw nb::value_error(("unknown fix strategy '" + args.strategy +
-                           "' (host-output or move-to-device)")
-                              .c_str());
-  }
-  if (args.pinned_host_budget && *args.pinned_host_budget < 0) {
-    throw nb::value_error("pinned_host_budget is a number of bytes, 0 or more");
-  }
-  if (args.max_nodes < 0) throw nb::value_error("max_nodes is 0 or more");
-  if (!ParseTargetBackend(args.backend)) {
-    throw nb::value_error(("unknown backend '" + args.backend +
-                           "' (tpu, gpu or any)")
-                              .c_str());
-  }
+  return "any";
+}
+
+const char* StrategyName(FixStrategy strategy) {
+  return strategy == FixStrategy::kMoveToDevice ? "move-to-device" : "host-output";
+}
+
+// The codes ignore= (--disable) and select= (--enable) name, as
+// PipelineOptions::codes; ValueError for a code that is unknown or cannot be
+// disabled.
+CodeSelection SelectCodes(const std::vector<std::string>& ignore,
+                          const std::vector<std::string>& select) {
   CodeSelection codes;
-  if (!args.ignore.empty()) {
-    auto ignored = ParseCodeList("ignore", args.ignore, CodeListUse::kDisable);
+  if (!ignore.empty()) {
+    auto ignored = ParseCodeList("ignore", ignore, CodeListUse::kDisable);
     if (!ignored.ok()) {
       throw nb::value_error(std::string(ignored.status().message()).c_str());
     }
     codes.disabled = *std::move(ignored);
   }
-  if (!args.select.empty()) {
-    auto selected = ParseCodeList("select", args.select, CodeListUse::kEnable);
+  if (!select.empty()) {
+    auto selected = ParseCodeList("select", select, CodeListUse::kEnable);
     if (!selected.ok()) {
       throw nb::value_error(std::string(selected.status().message()).c_str());
     }
     codes.enabled = *std::move(selected);
   }
-  if (args.trace_level < 0) throw nb::value_error("trace is 0 or more");
-  PipelineOptions options = MakeOptions(args);
-  options.fix_strategy = *strategy;
-  options.codes = std::move(codes);
+  return codes;
+}
+
+// run(command, text, file, options): runs `command` on `text` (bytes or
+// str) or, when `text` is None, on the file `file` (mapped, as the command
+// line reads it), with `options` (PipelineOptions, bound as they are). Usage
+// errors of the caller (an unknown command or pass, a negative budget) raise
+// ValueError; everything about the input is in the Outcome.
+Outcome* Run(const std::string& command, nb::object text,
+             std::optional<std::string> file, const PipelineOptions& options) {
+  std::optional<Command> cmd = ParseCommand(command);
+  if (!cmd) throw nb::value_error(("unknown command '" + command + "'").c_str());
+  if (auto unknown = UnknownPass(options.passes)) {
+    throw nb::value_error(
+        ("unknown pass '" + *unknown + "' (see hlo_offload.passes())").c_str());
+  }
+  if (options.lint.pinned_host_budget && *options.lint.pinned_host_budget < 0) {
+    throw nb::value_error("pinned_host_budget is a number of bytes, 0 or more");
+  }
+  if (options.report_max_nodes < 0) throw nb::value_error("max_nodes is 0 or more");
+  if (options.trace_level < 0) throw nb::value_error("trace is 0 or more");
+  if (options.parse_threads < 1) throw nb::value_error("parse_threads is 1 or more");
 
   const char* data = nullptr;
   Py_ssize_t size = 0;
@@ -480,31 +449,97 @@ NB_MODULE(_core, m) {
       "The C++ core of hlo_offload (pipeline/pipeline.h). Use the functions of "
       "the hlo_offload package; this module's interface may change.";
 
-  nb::class_<RunArgs>(m, "RunArgs",
-                      "Options of run(), as PipelineOptions (pipeline/pipeline.h).")
+  nb::class_<OffloadOptions>(
+      m, "OffloadOptions",
+      "The passes' options that mirror XLA's debug flags (passes/pass.h).")
       .def(nb::init<>())
-      .def_rw("path", &RunArgs::path)
-      .def_rw("split_input", &RunArgs::split_input)
-      .def_rw("lints", &RunArgs::lints)
-      .def_rw("backend", &RunArgs::backend)
-      .def_rw("locate_in_source", &RunArgs::locate_in_source)
-      .def_rw("ignore", &RunArgs::ignore)
-      .def_rw("select", &RunArgs::select)
-      .def_rw("pinned_host_budget", &RunArgs::pinned_host_budget)
-      .def_rw("passes", &RunArgs::passes)
-      .def_rw("pipeline", &RunArgs::pipeline)
-      .def_rw("strategy", &RunArgs::strategy)
-      .def_rw("max_nodes", &RunArgs::max_nodes)
-      .def_rw("output_paths", &RunArgs::output_paths)
-      .def_rw("input_paths", &RunArgs::input_paths)
       .def_rw("disable_automatic_host_compute_offload",
-              &RunArgs::disable_automatic_host_compute_offload)
-      .def_rw("allow_h2h_copy", &RunArgs::allow_h2h_copy)
+              &OffloadOptions::disable_automatic_host_compute_offload,
+              "xla_disable_automatic_host_compute_offload.")
+      .def_rw("allow_h2h_copy_when_automatic_host_compute_offload_disabled",
+              &OffloadOptions::allow_h2h_copy_when_automatic_host_compute_offload_disabled,
+              "xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled.")
       .def_rw("fix_entry_layout_unless_customized",
-              &RunArgs::fix_entry_layout_unless_customized)
-      .def_rw("trace_level", &RunArgs::trace_level)
-      .def_rw("keep_modules", &RunArgs::keep_modules)
-      .def_rw("parse_threads", &RunArgs::parse_threads);
+              &OffloadOptions::fix_entry_layout_unless_customized,
+              "XLA V4's entry-layout auto-fix.");
+
+  nb::class_<LintOptions>(m, "LintOptions",
+                          "The lints' options (lints/offload_lints.h).")
+      .def(nb::init<>())
+      .def_rw("pinned_host_budget", &LintOptions::pinned_host_budget,
+              nb::arg("bytes").none(),
+              "HO3012's budget in bytes (--pinned-host-budget); None: not checked.")
+      .def_prop_rw(
+          "backend", [](const LintOptions& o) { return std::string(BackendName(o.backend)); },
+          [](LintOptions& o, const std::string& name) {
+            std::optional<TargetBackend> backend = ParseTargetBackend(name);
+            if (!backend) {
+              throw nb::value_error(
+                  ("unknown backend '" + name + "' (tpu, gpu or any)").c_str());
+            }
+            o.backend = *backend;
+          },
+          "The backend compiled for (--backend): tpu, gpu (cuda, rocm) or any.");
+
+  nb::class_<PipelineOptions>(
+      m, "PipelineOptions",
+      "The options of run() (pipeline/pipeline.h), bound as they are, with the "
+      "package's defaults: the parser may use every core, modules are not kept.")
+      .def("__init__",
+           [](PipelineOptions* options) { new (options) PipelineOptions(PackageOptions()); })
+      .def_rw("path", &PipelineOptions::path, "The name diagnostics show for the input.")
+      .def_rw("split_input", &PipelineOptions::split_input, "--split-input-file.")
+      .def_rw("parse_threads", &PipelineOptions::parse_threads,
+              "Threads the parser may use for one large module.")
+      .def_rw("passes", &PipelineOptions::passes,
+              "opt's passes (--passes); empty: those of the pipeline.")
+      .def_prop_rw(
+          "pipeline",
+          [](const PipelineOptions& o) { return std::string(PipelineName(o.pipeline)); },
+          [](PipelineOptions& o, const std::string& name) {
+            if (name != "xla" && name != "offload") {
+              throw nb::value_error(
+                  ("unknown pipeline '" + name + "' (xla or offload)").c_str());
+            }
+            o.pipeline = name == "offload" ? PassPipeline::kOffload : PassPipeline::kXla;
+          },
+          "--pipeline: xla or offload.")
+      .def_rw("lints", &PipelineOptions::lints, "The HO3xxx lints (--no-lints clears it).")
+      .def(
+          "select_codes",
+          [](PipelineOptions& o, const std::vector<std::string>& ignore,
+             const std::vector<std::string>& select) { o.codes = SelectCodes(ignore, select); },
+          "ignore"_a, "select"_a,
+          "Reports only the codes select= names among those that can be disabled "
+          "(--enable; empty: all), less those ignore= names (--disable); codes or "
+          "prefixes. ValueError for an unknown code or one that cannot be disabled.")
+      .def_rw("offload", &PipelineOptions::offload, "The passes' options.")
+      .def_rw("lint", &PipelineOptions::lint, "The lints' options.")
+      .def_rw("trace_level", &PipelineOptions::trace_level,
+              "The offloader's trace level (--trace=N); 0: none.")
+      .def_prop_rw(
+          "fix_strategy",
+          [](const PipelineOptions& o) { return std::string(StrategyName(o.fix_strategy)); },
+          [](PipelineOptions& o, const std::string& name) {
+            std::optional<FixStrategy> strategy = ParseFixStrategy(name);
+            if (!strategy) {
+              throw nb::value_error(("unknown fix strategy '" + name +
+                                     "' (host-output or move-to-device)")
+                                        .c_str());
+            }
+            o.fix_strategy = *strategy;
+          },
+          "fix's strategy (--strategy): host-output or move-to-device.")
+      .def_rw("report_max_nodes", &PipelineOptions::report_max_nodes,
+              "report's most path instructions drawn (--max-nodes).")
+      .def_rw("keep_modules", &PipelineOptions::keep_modules,
+              "Keep each resulting module in the result (opt, fix, fmt).")
+      .def_rw("output_paths", &PipelineOptions::output_paths,
+              "The pytree path of each flat entry output.")
+      .def_rw("input_paths", &PipelineOptions::input_paths,
+              "The pytree path of each entry parameter.")
+      .def_rw("locate_in_source", &PipelineOptions::locate_in_source,
+              "Locate diagnostics in the user's file first (a converted module).");
 
   nb::class_<FrontEndInput>(
       m, "FrontEndInput",
@@ -622,7 +657,7 @@ NB_MODULE(_core, m) {
       .def("release", &Outcome::Release,
            "Frees the modules and the input now.");
 
-  m.def("run", &Run, "command"_a, "text"_a.none(), "file"_a.none(), "args"_a,
+  m.def("run", &Run, "command"_a, "text"_a.none(), "file"_a.none(), "options"_a,
         nb::rv_policy::take_ownership,
         "Runs check/opt/fix/fmt/report on text (bytes or str) or a file; the "
         "GIL is released meanwhile.");

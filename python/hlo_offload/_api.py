@@ -476,44 +476,47 @@ def _codes(name: str, value, disable: bool) -> list:
     return items
 
 
-def _run_args(inp: _Input, *, lints=True, pinned_host_budget=None, strategy="host-output",
-              keep_modules=False, split_input_file=False, xla_flags=None,
-              max_nodes=400, pipeline="xla", ignore=None, select=None) -> "_core.RunArgs":
-    a = _core.RunArgs()
-    a.path = inp.path
-    a.ignore = _codes("ignore", ignore, True)
-    a.select = _codes("select", select, False)
+def _run_args(inp: _Input, *, lints: bool = True, pinned_host_budget: Any = None,
+              strategy: Any = "host-output", keep_modules: bool = False,
+              split_input_file: bool = False, xla_flags: Any = None, max_nodes: Any = 400,
+              pipeline: Any = "xla", ignore: Codes = None,
+              select: Codes = None) -> "_core.PipelineOptions":
+    """The core's PipelineOptions for the public functions' arguments, each checked
+    (TypeError for a wrong type, ValueError for a wrong value)."""
+    options = _core.PipelineOptions()
+    options.path = inp.path
+    options.select_codes(_codes("ignore", ignore, True), _codes("select", select, False))
     if not isinstance(pipeline, str):
         raise TypeError(f"pipeline must be a str, not {type(pipeline).__name__}")
     if pipeline not in PIPELINES:
         raise ValueError(f"unknown pipeline {pipeline!r}: one of {', '.join(PIPELINES)}")
-    a.pipeline = pipeline
-    a.lints = _bool("lints", lints)
-    a.split_input = _bool("split_input_file", split_input_file)
-    a.pinned_host_budget = _budget(pinned_host_budget)
+    options.pipeline = pipeline
+    options.lints = _bool("lints", lints)
+    options.split_input = _bool("split_input_file", split_input_file)
+    options.lint.pinned_host_budget = _budget(pinned_host_budget)
     if not isinstance(strategy, str):
         raise TypeError(f"strategy must be a str, not {type(strategy).__name__}")
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown fix strategy {strategy!r}: one of {', '.join(STRATEGIES)}")
-    a.strategy = Strategy(strategy).value
+    options.fix_strategy = Strategy(strategy).value
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, int):
         raise TypeError(f"max_nodes must be an int, not {type(max_nodes).__name__}")
     if not MAX_NODES_RANGE[0] <= max_nodes <= MAX_NODES_RANGE[1]:
         raise ValueError(max_nodes_error(max_nodes))
-    a.max_nodes = max_nodes
-    a.keep_modules = keep_modules
+    options.report_max_nodes = max_nodes
+    options.keep_modules = keep_modules
     for flag, value in _xla_flags(xla_flags).items():
-        setattr(a, flag, value)
+        setattr(options.offload, flag, value)
     if inp.xla is not None:
-        a.output_paths = list(inp.xla.output_paths)
-        a.input_paths = list(inp.xla.input_paths)
+        options.output_paths = list(inp.xla.output_paths)
+        options.input_paths = list(inp.xla.input_paths)
         # The platform lowered for is the backend compiled for: lints about another
         # backend's compiler (HO3005, the GPU's) stay quiet (`--backend`).
-        a.backend = _BACKEND_OF_PLATFORM.get(inp.xla.platform, "any")
+        options.lint.backend = _BACKEND_OF_PLATFORM.get(inp.xla.platform, "any")
         # Diagnostics are located in the user's file (the Python line, or the .mlir
         # line of text without debug info), the converted HLO module's line after.
-        a.locate_in_source = True
-    return a
+        options.locate_in_source = True
+    return options
 
 
 # JAX platform -> `--backend` (lints/offload_lints.h, TargetBackend).
@@ -540,7 +543,8 @@ PIPELINES = ("xla", "offload")
 # XLA_FLAGS spells them.
 _XLA_FLAGS = {
     "xla_disable_automatic_host_compute_offload": "disable_automatic_host_compute_offload",
-    "xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled": "allow_h2h_copy",
+    "xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled":
+        "allow_h2h_copy_when_automatic_host_compute_offload_disabled",
     "fix_entry_layout_unless_customized": "fix_entry_layout_unless_customized",
 }
 
@@ -564,9 +568,9 @@ def _decode(b: bytes) -> str:
     return b.decode("utf-8", "replace")
 
 
-def _run(command: str, inp: _Input, args) -> "_core.Outcome":
+def _run(command: str, inp: _Input, options: "_core.PipelineOptions") -> "_core.Outcome":
     try:
-        outcome = _core.run(command, inp.text, inp.file, args)
+        outcome = _core.run(command, inp.text, inp.file, options)
     except UnicodeEncodeError as e:  # a str with a lone surrogate has no UTF-8 form
         if not isinstance(inp.text, str):
             raise
