@@ -41,6 +41,7 @@
 #include "ir/shape.h"
 #include "passes/offload_fixes.h"
 #include "passes/pass.h"
+#include "pipeline/entry_memory_spaces.h"
 #include "pipeline/front_end_input.h"
 #include "pipeline/pipeline.h"
 #include "text/parser.h"
@@ -769,6 +770,28 @@ NB_MODULE(_core, m) {
         "The codes --disable (disable=True) or --enable takes from `items` "
         "(codes or prefixes, comma-separated): a list of codes, or the "
         "reason they are not valid (a str, naming `option`).");
+  m.def(
+      "set_entry_memory_spaces",
+      [](const std::string& text, const std::vector<int64_t>& input_spaces,
+         const std::vector<int64_t>& output_spaces, bool tuple_args) {
+        absl::StatusOr<std::string> out =
+            SetEntryMemorySpaces(text, input_spaces, output_spaces, tuple_args);
+        if (!out.ok()) throw nb::value_error(std::string(out.status().message()).c_str());
+        return *std::move(out);
+      },
+      "text"_a, "input_spaces"_a, "output_spaces"_a, "tuple_args"_a = false,
+      "The module text with the memory spaces in its entry computation layout, as "
+      "PJRT applies JAX's memory kinds (pipeline/entry_memory_spaces.h); ValueError "
+      "when the layout cannot take them.");
+  m.def(
+      "entry_layout_text",
+      [](const std::string& text) {
+        absl::StatusOr<std::string> out = EntryLayoutText(text);
+        if (!out.ok()) throw nb::value_error(std::string(out.status().message()).c_str());
+        return *std::move(out);
+      },
+      "text"_a, "The entry_computation_layout of the module's HloModule line, braces "
+      "included; ValueError when it has none.");
   m.def("version", [] { return std::string(ToolVersion()); });
   m.attr("MAX_INPUT_BYTES") = kMaxInputBytes;
 }
