@@ -15,7 +15,7 @@ from api_helpers import REPO
 from test_cli import STABLEHLO
 
 # The flags docs/CLI.md names that are not options of check, opt, fix, report or fmt on a
-# FILE: global ones, XLA's and other tools' (quoted for comparison), placeholders, and the
+# FILE: global ones, XLA's and other programs' (quoted for comparison), placeholders, and the
 # console command's --xla (tests/python/api/test_cli_xla.py; it needs XLA's client).
 NOT_FILE_FLAGS = {"--help", "--version", "--list-passes", "--xla", "--xla-topology",
                   "--xla_dump_to", "--vmodule", "--target", "--no-deps", "--name",
