@@ -14,6 +14,7 @@
 // read error or a parse error in the Outcome, which the Python layer turns
 // into its exceptions; bad arguments raise ValueError or TypeError.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/function.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -21,6 +22,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,9 +41,12 @@
 #include "ir/shape.h"
 #include "passes/offload_fixes.h"
 #include "passes/pass.h"
+#include "pipeline/entry_memory_spaces.h"
+#include "pipeline/front_end_input.h"
 #include "pipeline/pipeline.h"
 #include "text/parser.h"
 #include "support/byte_size.h"
+#include "tool/driver.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -162,116 +168,78 @@ void RequireLive(const Outcome& o) {
   }
 }
 
-struct RunArgs {
-  std::string command;
-  std::string path;
-  bool split_input = false;
-  bool lints = true;
-  // ignore= / select=: codes and prefixes, as --disable / --enable take them.
-  std::vector<std::string> ignore;
-  std::vector<std::string> select;
-  std::optional<int64_t> pinned_host_budget;
-  std::vector<std::string> passes;
-  std::string pipeline = "xla";  // PassPipeline: "xla" or "offload"
-  std::string backend = "any";   // TargetBackend: "tpu", "gpu" or "any"
-  bool locate_in_source = false;  // PipelineOptions::locate_in_source
-  std::string strategy = "host-output";
-  int64_t max_nodes = 400;
-  std::vector<std::string> output_paths;
-  std::vector<std::string> input_paths;
-  // report: (file, line, op, name) per checkpoint_name the front end read
-  // from the jaxpr (PipelineOptions::checkpoint_names).
-  std::vector<std::tuple<std::string, int64_t, std::string, std::string>>
-      checkpoint_names;
-  bool disable_automatic_host_compute_offload = false;
-  bool allow_h2h_copy = false;
-  bool fix_entry_layout_unless_customized = false;
-  int trace_level = 0;
-  bool keep_modules = false;
-  int parse_threads = 0;  // 0: every core
-};
-
-PipelineOptions MakeOptions(const RunArgs& a) {
+// PipelineOptions as the package runs the pipeline: the parser may use
+// every core, each module's trace is kept for the renderers, modules are
+// freed when done and printed into the result.
+PipelineOptions PackageOptions() {
   PipelineOptions options;
-  options.path = a.path;
-  options.split_input = a.split_input;
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  options.parse_threads = a.parse_threads > 0 ? a.parse_threads
-                                              : static_cast<int>(cores);
-  options.passes = a.passes;
-  options.pipeline =
-      a.pipeline == "offload" ? PassPipeline::kOffload : PassPipeline::kXla;
-  options.lints = a.lints;
-  options.offload.disable_automatic_host_compute_offload =
-      a.disable_automatic_host_compute_offload;
-  options.offload.allow_h2h_copy_when_automatic_host_compute_offload_disabled =
-      a.allow_h2h_copy;
-  options.offload.fix_entry_layout_unless_customized =
-      a.fix_entry_layout_unless_customized;
-  options.lint.pinned_host_budget = a.pinned_host_budget;
-  options.lint.backend =
-      ParseTargetBackend(a.backend).value_or(TargetBackend::kAny);
-  options.trace_level = a.trace_level;
+  options.parse_threads = static_cast<int>(cores);
   options.trace = nullptr;  // kept per module, printed by the renderers
-  options.report_max_nodes = a.max_nodes;
   options.print_to_string = true;
-  options.keep_modules = a.keep_modules;
-  options.output_paths = a.output_paths;
-  options.locate_in_source = a.locate_in_source;
-  options.input_paths = a.input_paths;
-  for (const auto& [file, line, op, name] : a.checkpoint_names) {
-    options.checkpoint_names.push_back({file, line, op, name});
-  }
+  options.keep_modules = false;
   return options;
 }
 
-// run(command, text, file, ...): runs `command` on `text` (bytes or str)
-// or, when `text` is None, on the file `file` (mapped, as the command line
-// reads it). Usage errors of the caller (an unknown command, pass or
-// strategy, a negative budget) raise ValueError; everything about the
-// input is in the Outcome.
-Outcome* Run(const std::string& command, nb::object text,
-             std::optional<std::string> file, const RunArgs& args) {
-  std::optional<Command> cmd = ParseCommand(command);
-  if (!cmd) throw nb::value_error(("unknown command '" + command + "'").c_str());
-  if (auto unknown = UnknownPass(args.passes)) {
-    throw nb::value_error(
-        ("unknown pass '" + *unknown + "' (see hlo_offload.passes())").c_str());
+const char* PipelineName(PassPipeline pipeline) {
+  return pipeline == PassPipeline::kOffload ? "offload" : "xla";
+}
+
+const char* BackendName(TargetBackend backend) {
+  switch (backend) {
+    case TargetBackend::kTpu: return "tpu";
+    case TargetBackend::kGpu: return "gpu";
+    case TargetBackend::kAny: return "any";
   }
-  std::optional<FixStrategy> strategy = ParseFixStrategy(args.strategy);
-  if (!strategy) {
-    throw nb::value_error(("unknown fix strategy '" + args.strategy +
-                           "' (host-output or move-to-device)")
-                              .c_str());
-  }
-  if (args.pinned_host_budget && *args.pinned_host_budget < 0) {
-    throw nb::value_error("pinned_host_budget is a number of bytes, 0 or more");
-  }
-  if (args.max_nodes < 0) throw nb::value_error("max_nodes is 0 or more");
-  if (!ParseTargetBackend(args.backend)) {
-    throw nb::value_error(("unknown backend '" + args.backend +
-                           "' (tpu, gpu or any)")
-                              .c_str());
-  }
+  return "any";
+}
+
+const char* StrategyName(FixStrategy strategy) {
+  return strategy == FixStrategy::kMoveToDevice ? "move-to-device" : "host-output";
+}
+
+// The codes ignore= (--disable) and select= (--enable) name, as
+// PipelineOptions::codes; ValueError for a code that is unknown or cannot be
+// disabled.
+CodeSelection SelectCodes(const std::vector<std::string>& ignore,
+                          const std::vector<std::string>& select) {
   CodeSelection codes;
-  if (!args.ignore.empty()) {
-    auto ignored = ParseCodeList("ignore", args.ignore, CodeListUse::kDisable);
+  if (!ignore.empty()) {
+    auto ignored = ParseCodeList("ignore", ignore, CodeListUse::kDisable);
     if (!ignored.ok()) {
       throw nb::value_error(std::string(ignored.status().message()).c_str());
     }
     codes.disabled = *std::move(ignored);
   }
-  if (!args.select.empty()) {
-    auto selected = ParseCodeList("select", args.select, CodeListUse::kEnable);
+  if (!select.empty()) {
+    auto selected = ParseCodeList("select", select, CodeListUse::kEnable);
     if (!selected.ok()) {
       throw nb::value_error(std::string(selected.status().message()).c_str());
     }
     codes.enabled = *std::move(selected);
   }
-  if (args.trace_level < 0) throw nb::value_error("trace is 0 or more");
-  PipelineOptions options = MakeOptions(args);
-  options.fix_strategy = *strategy;
-  options.codes = std::move(codes);
+  return codes;
+}
+
+// run(command, text, file, options): runs `command` on `text` (bytes or
+// str) or, when `text` is None, on the file `file` (mapped, as the command
+// line reads it), with `options` (PipelineOptions, bound as they are). Usage
+// errors of the caller (an unknown command or pass, a negative budget) raise
+// ValueError; everything about the input is in the Outcome.
+Outcome* Run(const std::string& command, nb::object text,
+             std::optional<std::string> file, const PipelineOptions& options) {
+  std::optional<Command> cmd = ParseCommand(command);
+  if (!cmd) throw nb::value_error(("unknown command '" + command + "'").c_str());
+  if (auto unknown = UnknownPass(options.passes)) {
+    throw nb::value_error(
+        ("unknown pass '" + *unknown + "' (see hlo_offload.passes())").c_str());
+  }
+  if (options.lint.pinned_host_budget && *options.lint.pinned_host_budget < 0) {
+    throw nb::value_error("pinned_host_budget is a number of bytes, 0 or more");
+  }
+  if (options.report_max_nodes < 0) throw nb::value_error("max_nodes is 0 or more");
+  if (options.trace_level < 0) throw nb::value_error("trace is 0 or more");
+  if (options.parse_threads < 1) throw nb::value_error("parse_threads is 1 or more");
 
   const char* data = nullptr;
   Py_ssize_t size = 0;
@@ -316,22 +284,32 @@ Outcome* ParseErrorOutcome(const std::string& command, const std::string& path,
                            uint32_t column, const std::string& message) {
   std::optional<Command> cmd = ParseCommand(command);
   if (!cmd) throw nb::value_error(("unknown command '" + command + "'").c_str());
-  PipelineResult result;
-  result.command = *cmd;
-  result.path = path;
-  result.file = path;
-  result.exit_status = kExitUsage;
-  ModuleResult module;
-  module.parse_failed = true;
-  module.parse_error = rendered;
-  Diagnostic d;
-  d.code = DiagCode::kHO0001;
-  d.severity = Severity::kError;
-  d.message = message;
-  if (line > 0) d.loc = {line, column};
-  module.diagnostics.push_back(std::move(d));
-  result.modules.push_back(std::move(module));
-  return new Outcome(std::move(result), nb::none());
+  return new Outcome(
+      FrontEndParseError(*cmd, path, rendered, line, column, message),
+      nb::none());
+}
+
+// run_command_line(args, reads, convert): the hlo-offload command line
+// (tool/driver.h RunTool) on `args` (args[0] the program's name), writing to
+// this process's standard output and error, with the files `reads` claims
+// converted by `convert` (the console command's StableHLO files). Returns
+// the exit status. The GIL is released, and taken again for each callback.
+int RunCommandLine(const std::vector<std::string>& args,
+                   std::function<bool(const std::string&)> reads,
+                   std::function<FrontEndInput(const std::string&, bool)> convert) {
+  FrontEnd front_end{std::move(reads), std::move(convert)};
+  int status = 0;
+  {
+    nb::gil_scoped_release release;
+    status = RunTool(args, std::cout, std::cerr, &front_end);
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(stdout);
+    std::fflush(stderr);
+  }
+  // The callbacks hold Python objects: released with the GIL held.
+  front_end = FrontEnd();
+  return status;
 }
 
 std::vector<const PipelineResult*> Results(const std::vector<Outcome*>& outcomes) {
@@ -472,32 +450,182 @@ NB_MODULE(_core, m) {
       "The C++ core of hlo_offload (pipeline/pipeline.h). Use the functions of "
       "the hlo_offload package; this module's interface may change.";
 
-  nb::class_<RunArgs>(m, "RunArgs",
-                      "Options of run(), as PipelineOptions (pipeline/pipeline.h).")
+  nb::class_<OffloadOptions>(
+      m, "OffloadOptions",
+      "The passes' options that mirror XLA's debug flags (passes/pass.h).")
       .def(nb::init<>())
-      .def_rw("path", &RunArgs::path)
-      .def_rw("split_input", &RunArgs::split_input)
-      .def_rw("lints", &RunArgs::lints)
-      .def_rw("backend", &RunArgs::backend)
-      .def_rw("locate_in_source", &RunArgs::locate_in_source)
-      .def_rw("ignore", &RunArgs::ignore)
-      .def_rw("select", &RunArgs::select)
-      .def_rw("pinned_host_budget", &RunArgs::pinned_host_budget)
-      .def_rw("passes", &RunArgs::passes)
-      .def_rw("pipeline", &RunArgs::pipeline)
-      .def_rw("strategy", &RunArgs::strategy)
-      .def_rw("max_nodes", &RunArgs::max_nodes)
-      .def_rw("output_paths", &RunArgs::output_paths)
-      .def_rw("input_paths", &RunArgs::input_paths)
-      .def_rw("checkpoint_names", &RunArgs::checkpoint_names)
       .def_rw("disable_automatic_host_compute_offload",
-              &RunArgs::disable_automatic_host_compute_offload)
-      .def_rw("allow_h2h_copy", &RunArgs::allow_h2h_copy)
+              &OffloadOptions::disable_automatic_host_compute_offload,
+              "xla_disable_automatic_host_compute_offload.")
+      .def_rw("allow_h2h_copy_when_automatic_host_compute_offload_disabled",
+              &OffloadOptions::allow_h2h_copy_when_automatic_host_compute_offload_disabled,
+              "xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled.")
       .def_rw("fix_entry_layout_unless_customized",
-              &RunArgs::fix_entry_layout_unless_customized)
-      .def_rw("trace_level", &RunArgs::trace_level)
-      .def_rw("keep_modules", &RunArgs::keep_modules)
-      .def_rw("parse_threads", &RunArgs::parse_threads);
+              &OffloadOptions::fix_entry_layout_unless_customized,
+              "XLA V4's entry-layout auto-fix.");
+
+  nb::class_<LintOptions>(m, "LintOptions",
+                          "The lints' options (lints/offload_lints.h).")
+      .def(nb::init<>())
+      .def_rw("pinned_host_budget", &LintOptions::pinned_host_budget,
+              nb::arg("bytes").none(),
+              "HO3012's budget in bytes (--pinned-host-budget); None: not checked.")
+      .def_prop_rw(
+          "backend", [](const LintOptions& o) { return std::string(BackendName(o.backend)); },
+          [](LintOptions& o, const std::string& name) {
+            std::optional<TargetBackend> backend = ParseTargetBackend(name);
+            if (!backend) {
+              throw nb::value_error(
+                  ("unknown backend '" + name + "' (tpu, gpu or any)").c_str());
+            }
+            o.backend = *backend;
+          },
+          "The backend compiled for (--backend): tpu, gpu (cuda, rocm) or any.");
+
+  nb::class_<PipelineOptions>(
+      m, "PipelineOptions",
+      "The options of run() (pipeline/pipeline.h), bound as they are, with the "
+      "package's defaults: the parser may use every core, modules are not kept.")
+      .def("__init__",
+           [](PipelineOptions* options) { new (options) PipelineOptions(PackageOptions()); })
+      .def_rw("path", &PipelineOptions::path, "The name diagnostics show for the input.")
+      .def_rw("split_input", &PipelineOptions::split_input, "--split-input-file.")
+      .def_rw("parse_threads", &PipelineOptions::parse_threads,
+              "Threads the parser may use for one large module.")
+      .def_rw("passes", &PipelineOptions::passes,
+              "opt's passes (--passes); empty: those of the pipeline.")
+      .def_prop_rw(
+          "pipeline",
+          [](const PipelineOptions& o) { return std::string(PipelineName(o.pipeline)); },
+          [](PipelineOptions& o, const std::string& name) {
+            if (name != "xla" && name != "offload") {
+              throw nb::value_error(
+                  ("unknown pipeline '" + name + "' (xla or offload)").c_str());
+            }
+            o.pipeline = name == "offload" ? PassPipeline::kOffload : PassPipeline::kXla;
+          },
+          "--pipeline: xla or offload.")
+      .def_rw("lints", &PipelineOptions::lints, "The HO3xxx lints (--no-lints clears it).")
+      .def(
+          "select_codes",
+          [](PipelineOptions& o, const std::vector<std::string>& ignore,
+             const std::vector<std::string>& select) { o.codes = SelectCodes(ignore, select); },
+          "ignore"_a, "select"_a,
+          "Reports only the codes select= names among those that can be disabled "
+          "(--enable; empty: all), less those ignore= names (--disable); codes or "
+          "prefixes. ValueError for an unknown code or one that cannot be disabled.")
+      .def_rw("offload", &PipelineOptions::offload, "The passes' options.")
+      .def_rw("lint", &PipelineOptions::lint, "The lints' options.")
+      .def_rw("trace_level", &PipelineOptions::trace_level,
+              "The offloader's trace level (--trace=N); 0: none.")
+      .def_prop_rw(
+          "fix_strategy",
+          [](const PipelineOptions& o) { return std::string(StrategyName(o.fix_strategy)); },
+          [](PipelineOptions& o, const std::string& name) {
+            std::optional<FixStrategy> strategy = ParseFixStrategy(name);
+            if (!strategy) {
+              throw nb::value_error(("unknown fix strategy '" + name +
+                                     "' (host-output or move-to-device)")
+                                        .c_str());
+            }
+            o.fix_strategy = *strategy;
+          },
+          "fix's strategy (--strategy): host-output or move-to-device.")
+      .def_rw("report_max_nodes", &PipelineOptions::report_max_nodes,
+              "report's most path instructions drawn (--max-nodes).")
+      .def_rw("keep_modules", &PipelineOptions::keep_modules,
+              "Keep each resulting module in the result (opt, fix, fmt).")
+      .def_rw("output_paths", &PipelineOptions::output_paths,
+              "The pytree path of each flat entry output.")
+      .def_rw("input_paths", &PipelineOptions::input_paths,
+              "The pytree path of each entry parameter.")
+      .def_rw("locate_in_source", &PipelineOptions::locate_in_source,
+              "Locate diagnostics in the user's file first (a converted module).")
+      .def_prop_rw(
+          "checkpoint_names",
+          [](const PipelineOptions& o) {
+            std::vector<std::tuple<std::string, int64_t, std::string, std::string>> out;
+            for (const CheckpointName& n : o.checkpoint_names) {
+              out.emplace_back(n.file, n.line, n.op, n.name);
+            }
+            return out;
+          },
+          [](PipelineOptions& o,
+             const std::vector<std::tuple<std::string, int64_t, std::string,
+                                          std::string>>& names) {
+            o.checkpoint_names.clear();
+            for (const auto& [file, line, op, name] : names) {
+              o.checkpoint_names.push_back({file, line, op, name});
+            }
+          },
+          "report: (file, line, primitive, name) of each checkpoint_name the "
+          "front end read from the jaxpr (ReportOptions::checkpoint_names).");
+
+  nb::class_<FrontEndInput>(
+      m, "FrontEndInput",
+      "What the console command's front end made of one input file, for "
+      "run_command_line (pipeline/front_end_input.h): an error, a parse "
+      "error, or the converted HLO module with its pytree names.")
+      .def(nb::init<>())
+      .def_rw("error", &FrontEndInput::error,
+              "Why the file could not be converted (reported as a read error).")
+      .def_rw("text", &FrontEndInput::text, "The converted HLO module.")
+      .def_rw("output_paths", &FrontEndInput::output_paths,
+              "The pytree path of each flat entry output.")
+      .def_rw("input_paths", &FrontEndInput::input_paths,
+              "The pytree path of each entry parameter.")
+      .def_rw("notes", &FrontEndInput::notes,
+              "Written before the file's diagnostics as `hlo-offload: note: "
+              "FILE: NOTE`.")
+      .def_prop_rw(
+          "backend",
+          [](const FrontEndInput& input) -> std::optional<std::string> {
+            if (!input.backend) return std::nullopt;
+            switch (*input.backend) {
+              case TargetBackend::kTpu: return std::string("tpu");
+              case TargetBackend::kGpu: return std::string("gpu");
+              case TargetBackend::kAny: return std::string("any");
+            }
+            return std::nullopt;
+          },
+          [](FrontEndInput& input, std::optional<std::string> name) {
+            if (!name) {
+              input.backend = std::nullopt;
+              return;
+            }
+            auto backend = ParseTargetBackend(*name);
+            if (!backend) {
+              throw nb::value_error(
+                  ("unknown backend '" + *name + "' (tpu, gpu or any)").c_str());
+            }
+            input.backend = *backend;
+          },
+          nb::arg("name").none(),
+          "What the file was made for (--backend unless given): tpu, gpu, any "
+          "or None.")
+      .def(
+          "set_parse_error",
+          [](FrontEndInput& input, const std::string& rendered, uint32_t line,
+             uint32_t column, const std::string& message) {
+            input.parse_error = rendered;
+            input.parse_line = line;
+            input.parse_column = column;
+            input.parse_message = message;
+          },
+          "rendered"_a, "line"_a, "column"_a, "message"_a,
+          "The file did not parse: the complete message, where (1-based; 0 "
+          "when unknown) and what was expected.")
+      .def(
+          "add_error",
+          [](FrontEndInput& input, const std::string& code,
+             const std::string& message, const std::vector<std::string>& notes) {
+            std::optional<DiagCode> parsed = ParseDiagCode(code);
+            if (!parsed) throw nb::value_error(("unknown code '" + code + "'").c_str());
+            input.errors.push_back(FrontEndError(*parsed, message, notes));
+          },
+          "code"_a, "message"_a, "notes"_a = std::vector<std::string>(),
+          "Adds an error of the front end about the whole file (HO0002), "
+          "reported before the module's diagnostics.");
 
   nb::class_<Outcome>(m, "Outcome",
                       "What one run gave (pipeline/pipeline.h PipelineResult).")
@@ -549,7 +677,7 @@ NB_MODULE(_core, m) {
       .def("release", &Outcome::Release,
            "Frees the modules and the input now.");
 
-  m.def("run", &Run, "command"_a, "text"_a.none(), "file"_a.none(), "args"_a,
+  m.def("run", &Run, "command"_a, "text"_a.none(), "file"_a.none(), "options"_a,
         nb::rv_policy::take_ownership,
         "Runs check/opt/fix/fmt/report on text (bytes or str) or a file; the "
         "GIL is released meanwhile.");
@@ -557,6 +685,11 @@ NB_MODULE(_core, m) {
         "line"_a, "column"_a, "message"_a, nb::rv_policy::take_ownership,
         "The Outcome of an input a front end could not parse (StableHLO text "
         "MLIR refuses): one HO0001 diagnostic at line:column, exit status 2.");
+  m.def("run_command_line", &RunCommandLine, "args"_a, "reads"_a, "convert"_a,
+        "Runs the hlo-offload command line on args (args[0] is the program's "
+        "name) in this process, writing to its standard output and error; "
+        "the files reads(file) claims are converted by convert(file, "
+        "split_input) into a FrontEndInput. Returns the exit status.");
   m.def("render_json",
         [](const std::vector<Outcome*>& outcomes) {
           auto results = Results(outcomes);
@@ -635,6 +768,7 @@ NB_MODULE(_core, m) {
           if (!bytes.ok()) return nb::str(std::string(bytes.status().message()).c_str());
           return nb::int_(*bytes);
         },
+        nb::sig("def parse_byte_size(text: str) -> int | str"),
         "A byte size as --pinned-host-budget spells it ('16GiB'): an int, or "
         "the reason it is not one (a str).");
   m.def("parse_codes",
@@ -650,9 +784,33 @@ NB_MODULE(_core, m) {
           return out;
         },
         "option"_a, "items"_a, "disable"_a,
+        nb::sig("def parse_codes(option: str, items: Sequence[str], disable: bool) "
+                "-> list[str] | str"),
         "The codes --disable (disable=True) or --enable takes from `items` "
         "(codes or prefixes, comma-separated): a list of codes, or the "
         "reason they are not valid (a str, naming `option`).");
+  m.def(
+      "set_entry_memory_spaces",
+      [](const std::string& text, const std::vector<int64_t>& input_spaces,
+         const std::vector<int64_t>& output_spaces, bool tuple_args) {
+        absl::StatusOr<std::string> out =
+            SetEntryMemorySpaces(text, input_spaces, output_spaces, tuple_args);
+        if (!out.ok()) throw nb::value_error(std::string(out.status().message()).c_str());
+        return *std::move(out);
+      },
+      "text"_a, "input_spaces"_a, "output_spaces"_a, "tuple_args"_a = false,
+      "The module text with the memory spaces in its entry computation layout, as "
+      "PJRT applies JAX's memory kinds (pipeline/entry_memory_spaces.h); ValueError "
+      "when the layout cannot take them.");
+  m.def(
+      "entry_layout_text",
+      [](const std::string& text) {
+        absl::StatusOr<std::string> out = EntryLayoutText(text);
+        if (!out.ok()) throw nb::value_error(std::string(out.status().message()).c_str());
+        return *std::move(out);
+      },
+      "text"_a, "The entry_computation_layout of the module's HloModule line, braces "
+      "included; ValueError when it has none.");
   m.def("version", [] { return std::string(ToolVersion()); });
   m.attr("MAX_INPUT_BYTES") = kMaxInputBytes;
 }

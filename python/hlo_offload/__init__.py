@@ -31,6 +31,8 @@ from ._types import (
     ParseError,
     Report,
     Result,
+    Severity,
+    Strategy,
 )
 
 __version__ = _version()
@@ -48,6 +50,8 @@ __all__ = [
     "STRATEGIES",
     "Result",
     "Diagnostic",
+    "Severity",
+    "Strategy",
     "Report",
     "FixedModule",
     "Hop",

@@ -14,17 +14,22 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from . import _core
 from ._types import (Diagnostic, FixError, FixedModule, ParseError, Report, Result,
-                     _front_end_diagnostic, _undecodable_bytes_error,
+                     Severity, Strategy, _front_end_diagnostic, _undecodable_bytes_error,
                      _unencodable_text_error)
 
 __all__ = ["check", "fix", "report", "explain", "codes", "passes", "executable",
            "STRATEGIES"]
 
-STRATEGIES = ("host-output", "move-to-device")
+# fix's strategies, as `--strategy` spells them (the values of Strategy).
+STRATEGIES: Tuple[str, ...] = tuple(s.value for s in Strategy)
+
+# What ignore= and select= take: a code or prefix ("HO3005", "HO300", "HO3005,HO3014"),
+# or an iterable of them.
+Codes = Union[str, Iterable[str], None]
 
 # Memory space (S(n) of a layout) -> JAX memory kind (xla/pjrt/utils.cc,
 # GetMemorySpaceColor: device 0, pinned_host 5, unpinned_host 6).
@@ -471,45 +476,48 @@ def _codes(name: str, value, disable: bool) -> list:
     return items
 
 
-def _run_args(inp: _Input, *, lints=True, pinned_host_budget=None, strategy="host-output",
-              keep_modules=False, split_input_file=False, xla_flags=None,
-              max_nodes=400, pipeline="xla", ignore=None, select=None) -> "_core.RunArgs":
-    a = _core.RunArgs()
-    a.path = inp.path
-    a.ignore = _codes("ignore", ignore, True)
-    a.select = _codes("select", select, False)
+def _run_args(inp: _Input, *, lints: bool = True, pinned_host_budget: Any = None,
+              strategy: Any = "host-output", keep_modules: bool = False,
+              split_input_file: bool = False, xla_flags: Any = None, max_nodes: Any = 400,
+              pipeline: Any = "xla", ignore: Codes = None,
+              select: Codes = None) -> "_core.PipelineOptions":
+    """The core's PipelineOptions for the public functions' arguments, each checked
+    (TypeError for a wrong type, ValueError for a wrong value)."""
+    options = _core.PipelineOptions()
+    options.path = inp.path
+    options.select_codes(_codes("ignore", ignore, True), _codes("select", select, False))
     if not isinstance(pipeline, str):
         raise TypeError(f"pipeline must be a str, not {type(pipeline).__name__}")
     if pipeline not in PIPELINES:
         raise ValueError(f"unknown pipeline {pipeline!r}: one of {', '.join(PIPELINES)}")
-    a.pipeline = pipeline
-    a.lints = _bool("lints", lints)
-    a.split_input = _bool("split_input_file", split_input_file)
-    a.pinned_host_budget = _budget(pinned_host_budget)
+    options.pipeline = pipeline
+    options.lints = _bool("lints", lints)
+    options.split_input = _bool("split_input_file", split_input_file)
+    options.lint.pinned_host_budget = _budget(pinned_host_budget)
     if not isinstance(strategy, str):
         raise TypeError(f"strategy must be a str, not {type(strategy).__name__}")
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown fix strategy {strategy!r}: one of {', '.join(STRATEGIES)}")
-    a.strategy = strategy
+    options.fix_strategy = Strategy(strategy).value
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, int):
         raise TypeError(f"max_nodes must be an int, not {type(max_nodes).__name__}")
     if not MAX_NODES_RANGE[0] <= max_nodes <= MAX_NODES_RANGE[1]:
         raise ValueError(max_nodes_error(max_nodes))
-    a.max_nodes = max_nodes
-    a.keep_modules = keep_modules
+    options.report_max_nodes = max_nodes
+    options.keep_modules = keep_modules
     for flag, value in _xla_flags(xla_flags).items():
-        setattr(a, flag, value)
+        setattr(options.offload, flag, value)
     if inp.xla is not None:
-        a.output_paths = list(inp.xla.output_paths)
-        a.input_paths = list(inp.xla.input_paths)
-        a.checkpoint_names = list(inp.xla.checkpoint_names)
+        options.output_paths = list(inp.xla.output_paths)
+        options.input_paths = list(inp.xla.input_paths)
+        options.checkpoint_names = list(inp.xla.checkpoint_names)
         # The platform lowered for is the backend compiled for: lints about another
         # backend's compiler (HO3005, the GPU's) stay quiet (`--backend`).
-        a.backend = _BACKEND_OF_PLATFORM.get(inp.xla.platform, "any")
+        options.lint.backend = _BACKEND_OF_PLATFORM.get(inp.xla.platform, "any")
         # Diagnostics are located in the user's file (the Python line, or the .mlir
         # line of text without debug info), the converted HLO module's line after.
-        a.locate_in_source = True
-    return a
+        options.locate_in_source = True
+    return options
 
 
 # JAX platform -> `--backend` (lints/offload_lints.h, TargetBackend).
@@ -536,7 +544,8 @@ PIPELINES = ("xla", "offload")
 # XLA_FLAGS spells them.
 _XLA_FLAGS = {
     "xla_disable_automatic_host_compute_offload": "disable_automatic_host_compute_offload",
-    "xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled": "allow_h2h_copy",
+    "xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled":
+        "allow_h2h_copy_when_automatic_host_compute_offload_disabled",
     "fix_entry_layout_unless_customized": "fix_entry_layout_unless_customized",
 }
 
@@ -560,9 +569,9 @@ def _decode(b: bytes) -> str:
     return b.decode("utf-8", "replace")
 
 
-def _run(command: str, inp: _Input, args) -> "_core.Outcome":
+def _run(command: str, inp: _Input, options: "_core.PipelineOptions") -> "_core.Outcome":
     try:
-        outcome = _core.run(command, inp.text, inp.file, args)
+        outcome = _core.run(command, inp.text, inp.file, options)
     except UnicodeEncodeError as e:  # a str with a lone surrogate has no UTF-8 form
         if not isinstance(inp.text, str):
             raise
@@ -577,6 +586,7 @@ def _run(command: str, inp: _Input, args) -> "_core.Outcome":
 def _read_error(file: Optional[str], message: str) -> Exception:
     """The exception for a file the core could not read, by what the file is."""
     import errno
+    assert file is not None  # only a file has a read error
     try:
         st = os.stat(file)
     except FileNotFoundError:
@@ -653,11 +663,12 @@ def front_end_diagnostics(xla, path: str) -> list:
                                   file=path, notes=xla.cpu_lowering_notes)]
 
 
-def check(source, *args, platform: Optional[str] = None, lints: bool = True,
-          pinned_host_budget=None, filename: Optional[str] = None,
-          split_input_file: bool = False, xla_flags: Optional[dict] = None,
-          pipeline: str = "xla", ignore=None, select=None, xla: Optional[str] = None,
-          xla_topology: Optional[str] = None, **kwargs) -> Result:
+def check(source: Any, *args: Any, platform: Optional[str] = None, lints: bool = True,
+          pinned_host_budget: Union[int, str, None] = None, filename: Optional[str] = None,
+          split_input_file: bool = False, xla_flags: Optional[Mapping[str, bool]] = None,
+          pipeline: str = "xla", ignore: Codes = None, select: Codes = None,
+          xla: Optional[str] = None, xla_topology: Optional[str] = None,
+          **kwargs: Any) -> Result:
     """Runs XLA's host-offloading pipeline on `source` and reports what it finds
     (`hlo-offload check`).
 
@@ -790,6 +801,7 @@ def xla_verdict(inp: _Input, backend: str, topology: Optional[str], *,
         elif inp.text is not None:
             text = inp.text
         else:
+            assert inp.file is not None  # an input without text is a file
             with open(inp.file, "rb") as fh:
                 text = fh.read()
         data, fmt = text, "hlo"
@@ -800,15 +812,17 @@ def xla_verdict(inp: _Input, backend: str, topology: Optional[str], *,
                                result_memory_kinds=result_memory_kinds)
 
 
-def fix(source, *args, strategy: str = "host-output", platform: Optional[str] = None,
-        filename: Optional[str] = None, xla_flags: Optional[dict] = None,
-        pipeline: str = "xla", ignore=None, select=None, xla: Optional[str] = None,
-        xla_topology: Optional[str] = None, **kwargs) -> FixedModule:
+def fix(source: Any, *args: Any, strategy: Union[str, Strategy] = Strategy.HOST_OUTPUT,
+        platform: Optional[str] = None, filename: Optional[str] = None,
+        xla_flags: Optional[Mapping[str, bool]] = None, pipeline: str = "xla",
+        ignore: Codes = None, select: Codes = None, xla: Optional[str] = None,
+        xla_topology: Optional[str] = None, **kwargs: Any) -> FixedModule:
     """Rewrites the module so that every E1200 goes away (`hlo-offload fix`), re-checks it,
     and returns the fixed HLO text as a FixedModule (a str).
 
     strategy: "host-output" (declare each faulty output in host memory) or
-        "move-to-device" (move the value back to device memory before it is returned).
+        "move-to-device" (move the value back to device memory before it is returned), as
+        a str or a Strategy.
     For a JAX source, `.output_memory_kinds` is the fix in JAX's own terms: the pytree of
     output memory kinds that compiles, with the structure of the function's outputs.
     pipeline, ignore, select: as for check() (an ignored error-level lint such as HO3002
@@ -857,7 +871,8 @@ def fix(source, *args, strategy: str = "host-output", platform: Optional[str] = 
         if backend is not None:
             verdict = _fix_verdict(inp, backend, xla_topology, text, m, strategy)
         return FixedModule(
-            text, changed=not outcome.unchanged, strategy=strategy, fixed_outputs=fixed,
+            text, changed=not outcome.unchanged, strategy=Strategy(strategy),
+            fixed_outputs=fixed,
             fixed_output_paths=paths, output_memory_kinds=kinds,
             diagnostics=diagnostics, xla=verdict,
             xla_accepts=verdict.ok if verdict is not None and verdict.verdict else None)
@@ -909,10 +924,11 @@ def _output_kinds(module_info: dict, inp: _Input):
 _KIND_SPACE_OF = {"device": 0, "pinned_host": 5, "unpinned_host": 6}
 
 
-def report(source, *args, platform: Optional[str] = None, filename: Optional[str] = None,
-           max_nodes: int = 400, split_input_file: bool = False,
-           xla_flags: Optional[dict] = None, pipeline: str = "xla", ignore=None,
-           select=None, **kwargs) -> Report:
+def report(source: Any, *args: Any, platform: Optional[str] = None,
+           filename: Optional[str] = None, max_nodes: int = 400,
+           split_input_file: bool = False, xla_flags: Optional[Mapping[str, bool]] = None,
+           pipeline: str = "xla", ignore: Codes = None, select: Codes = None,
+           **kwargs: Any) -> Report:
     """The offload report (`hlo-offload report`): what is offloaded, its bytes, where each
     path ends, host memory, transfers, and the picture.
 
@@ -999,14 +1015,15 @@ def explain(code: str) -> str:
     return page
 
 
-def codes() -> list:
+def codes() -> List[Tuple[str, str, Severity, str]]:
     """(code, name, severity, summary) of every diagnostic code."""
-    return [tuple(c) for c in _core.codes()]
+    return [(code, name, Severity(severity), summary)
+            for code, name, severity, summary in _core.codes()]
 
 
-def passes() -> list:
+def passes() -> List[Tuple[str, str]]:
     """(name, description) of every pass `opt --passes=` takes."""
-    return [tuple(p) for p in _core.passes()]
+    return [(name, description) for name, description in _core.passes()]
 
 
 def executable() -> str:

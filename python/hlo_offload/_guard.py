@@ -21,7 +21,10 @@ from __future__ import annotations
 import functools
 import threading
 import warnings
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
+
+if TYPE_CHECKING:
+    from ._types import Result
 
 __all__ = ["guard", "OffloadCheckError", "OffloadCheckWarning"]
 
@@ -33,7 +36,7 @@ class OffloadCheckError(RuntimeError):
     compiles it. `result` is the `Result` (what `check` returns), `name` the jitted
     function's name; `str(e)` is the diagnostic text."""
 
-    def __init__(self, name: str, result):
+    def __init__(self, name: str, result: "Result"):
         super().__init__(f"hlo-offload: jit({name}) would not compile on the "
                          f"accelerator:\n{result}")
         self.name = name
@@ -104,7 +107,7 @@ class guard:
     """
 
     def __init__(self, *, on_error: str = "raise", platform: str = "tpu",
-                 **check_kwargs):
+                 **check_kwargs: Any):
         if on_error not in ("raise", "warn"):
             raise ValueError(f"on_error must be 'raise' or 'warn', not {on_error!r}")
         from ._jax import _check_platform

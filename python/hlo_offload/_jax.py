@@ -420,7 +420,7 @@ def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
     try:
         from ._api import _arguments_error, _source_error
     except ImportError:  # this file loaded on its own, without the package
-        _arguments_error = _source_error = lambda *a: None
+        _arguments_error = _source_error = lambda *a: None  # type: ignore[assignment]
     error = _source_error(source, args, kwargs, "from_jax")
     if error is not None:  # an array, a Compiled, jax.pmap or jax.vmap, a plain function
         raise error
@@ -889,91 +889,6 @@ def _text_line_locations(hlo_text: str, text_file: str) -> tuple[str, bool]:
 # The entry computation layout
 
 
-_LAYOUT_KEY = "entry_computation_layout="
-
-
-def _matching_close(text: str, open_at: int) -> int:
-    """Index of the bracket closing the one at `open_at` ({ [ or (), skipping strings."""
-    pairs = {"{": "}", "(": ")", "[": "]"}
-    stack = [pairs[text[open_at]]]
-    i = open_at + 1
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            i += 1
-            while i < n and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-        elif c in pairs:
-            stack.append(pairs[c])
-        elif c in ")}]":
-            if c != stack[-1]:
-                raise ValueError(f"unbalanced {c!r} in the entry computation layout")
-            stack.pop()
-            if not stack:
-                return i
-        i += 1
-    raise ValueError("the entry computation layout is not closed")
-
-
-def _split_top(text: str) -> list[str]:
-    """Splits a comma-separated list of shapes at depth 0."""
-    items, depth, start = [], 0, 0
-    for i, c in enumerate(text):
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            items.append(text[start:i].strip())
-            start = i + 1
-    last = text[start:].strip()
-    if last or items:
-        items.append(last)
-    return items
-
-
-_COMMENT = re.compile(r"/\*.*?\*/", re.S)
-_ARRAY_SHAPE = re.compile(r"\A([a-z][a-z0-9]*)\[([^\]]*)\](\{.*\})?\Z", re.S)
-_MEMORY_SPACE_ITEM = re.compile(r"S\(\d+\)")
-
-
-def _with_memory_space(shape: str, space: int) -> str:
-    """`shape` (an array shape's text) with memory space `space` in its layout.
-
-    A shape without a layout gets the default one (dimensions major to minor, what
-    LayoutModeToXlaShape's default layout mode chooses when XLA has no better one); a
-    layout with a memory space has it replaced; space 0 removes it. Tokens are left alone
-    (LayoutModeToXlaShape returns them unchanged); a tuple with a host space is refused
-    (there it returns InvalidArgument).
-    """
-    shape = shape.strip()
-    if shape.startswith("token[") or shape.startswith("opaque["):
-        return shape
-    m = _ARRAY_SHAPE.match(shape)
-    if m is None:
-        if space == 0:
-            return shape
-        raise ValueError(f"a memory kind on a non-array entry value: {shape}")
-    dtype, dims, layout = m.group(1), m.group(2), m.group(3)
-    if layout is None:
-        if space == 0:
-            return shape
-        rank = len([d for d in dims.split(",") if d.strip()])
-        minor_to_major, rest = ",".join(str(d) for d in range(rank - 1, -1, -1)), ""
-    else:
-        body = layout[1:-1]
-        minor_to_major, _, rest = body.partition(":")
-        rest = _MEMORY_SPACE_ITEM.sub("", rest)
-    if space:
-        # Layout::Print writes S(n) after tiles, element size etc. and before the split
-        # configs (SC), the physical shape (P) and the dynamic-shape metadata (M).
-        cut = min([i for i in (rest.find("SC("), rest.find("P("), rest.find("M("))
-                   if i >= 0] or [len(rest)])
-        rest = rest[:cut] + f"S({space})" + rest[cut:]
-    return f"{dtype}[{dims}]{{{minor_to_major}{':' + rest if rest else ''}}}"
-
-
 def apply_memory_kinds_to_entry_layout(hlo_text: str, input_spaces: list[int],
                                        output_spaces: list[int], *,
                                        tuple_args: bool = False) -> str:
@@ -982,66 +897,14 @@ def apply_memory_kinds_to_entry_layout(hlo_text: str, input_spaces: list[int],
     input_spaces[i] goes to entry parameter i (element i of parameter 0 when tuple_args),
     output_spaces[i] to entry output i (element i of the root tuple when the result is a
     tuple, else the result itself), as xla/pjrt/utils.cc LayoutModesToXlaShapes untuples
-    and applies them. Only the header line changes. Raises ValueError when the header has
-    no entry computation layout or the counts do not match (LayoutModesToXlaShapes'
-    InvalidArgument "mismatched number of arguments").
+    and applies them. Only the header line changes; the layout's shapes are read and
+    written by the C++ parser and printer (src/pipeline/entry_memory_spaces.h). Raises
+    ValueError when the header has no entry computation layout or the counts do not match
+    (LayoutModesToXlaShapes' InvalidArgument "mismatched number of arguments").
     """
-    nl = hlo_text.find("\n")
-    header = hlo_text if nl < 0 else hlo_text[:nl]
-    if not header.startswith("HloModule "):
-        raise ValueError("not an HLO module: the text does not start with HloModule")
-    at = header.find(_LAYOUT_KEY)
-    if at < 0:
-        raise ValueError("the HloModule line has no entry_computation_layout")
-    open_at = at + len(_LAYOUT_KEY)
-    close_at = _matching_close(header, open_at)
-    # The printer numbers long tuples with /*index=N*/ comments; the parser skips them.
-    body = _COMMENT.sub("", header[open_at + 1:close_at])   # (params)->result
-    if not body.startswith("("):
-        raise ValueError("malformed entry_computation_layout")
-    params_close = _matching_close(body, 0)
-    params = _split_top(body[1:params_close])
-    arrow = body[params_close + 1:]
-    if not arrow.startswith("->"):
-        raise ValueError("malformed entry_computation_layout: no ->")
-    result = arrow[2:].strip()
-
-    if tuple_args:
-        if len(params) != 1 or not params[0].startswith("("):
-            raise ValueError("tuple_args, but the entry does not take one tuple")
-        elems = _split_top(params[0][1:-1])
-        _check_count("arguments", len(elems), len(input_spaces))
-        params = ["(" + ", ".join(_with_memory_space(e, s)
-                                  for e, s in zip(elems, input_spaces)) + ")"]
-    else:
-        _check_count("arguments", len(params), len(input_spaces))
-        params = [_with_memory_space(p, s) for p, s in zip(params, input_spaces)]
-
-    if result.startswith("("):
-        elems = _split_top(result[1:-1])
-        _check_count("outputs", len(elems), len(output_spaces))
-        result = "(" + ", ".join(_with_memory_space(e, s)
-                                 for e, s in zip(elems, output_spaces)) + ")"
-    else:
-        _check_count("outputs", 1, len(output_spaces))
-        result = _with_memory_space(result, output_spaces[0])
-
-    new_layout = "{(" + ", ".join(params) + ")->" + result + "}"
-    new_header = header[:open_at] + new_layout + header[close_at + 1:]
-    return new_header + ("" if nl < 0 else hlo_text[nl:])
-
-
-def _check_count(what: str, have: int, want: int) -> None:
-    if have != want:
-        raise ValueError(f"the entry computation layout has {have} {what} but the "
-                         f"module's main function has {want}")
-
-
-def _entry_layout_text(hlo_text: str) -> str:
-    header = hlo_text.split("\n", 1)[0]
-    at = header.find(_LAYOUT_KEY)
-    open_at = at + len(_LAYOUT_KEY)
-    return header[open_at:_matching_close(header, open_at) + 1]
+    from . import _core
+    return _core.set_entry_memory_spaces(hlo_text, list(input_spaces), list(output_spaces),
+                                         tuple_args)
 
 
 def _verify_parses(text: str, in_spaces, out_spaces, xla_client) -> None:
@@ -1052,7 +915,8 @@ def _verify_parses(text: str, in_spaces, out_spaces, xla_client) -> None:
         raise ValueError(f"the HLO module with memory kinds applied does not parse: {e}") \
             from e
     options = xla_client.hlo.HloPrintOptions.short_parsable()
-    reprinted = _entry_layout_text(module.to_string(options))
+    from . import _core
+    reprinted = _core.entry_layout_text(module.to_string(options))
     want = sum(1 for s in list(in_spaces) + list(out_spaces) if s)
     have = len(re.findall(r"S\([1-9]\d*\)", reprinted))
     if have != want:

@@ -62,10 +62,10 @@ def partition(hlo_text: str, module_name: str = "module", timeout: float = 600) 
     """
     from . import _core
     n = num_partitions(hlo_text)
-    args = _core.RunArgs()
-    args.passes = ["convert-memory-placement-to-internal-annotations"]
-    args.lints = False
-    outcome = _core.run("opt", hlo_text, None, args)
+    options = _core.PipelineOptions()
+    options.passes = ["convert-memory-placement-to-internal-annotations"]
+    options.lints = False
+    outcome = _core.run("opt", hlo_text, None, options)
     try:
         if outcome.exit_status != 0:
             return Partitioned(None, n, "the module's annotations could not be converted")

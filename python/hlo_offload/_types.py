@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import enum
 import html
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 __all__ = [
+    "Severity",
+    "Strategy",
     "ParseError",
     "FixError",
     "Location",
@@ -27,6 +30,41 @@ __all__ = [
     "Report",
     "FixedModule",
 ]
+
+
+class _StrEnum(str, enum.Enum):
+    """A str-valued enum whose members are their values wherever a str is expected: equal
+    to them (`Severity.ERROR == "error"`), and printed and formatted as them (`str()`,
+    f-strings and `json.dumps` give `error`), on every Python version the package takes
+    (3.11 and later would print a mixed-in enum as `Severity.ERROR`), and hashed as them
+    (a dict keyed by `"error"` finds `Severity.ERROR`)."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
+class Severity(_StrEnum):
+    """How bad a diagnostic is, as the command line names it: `"error"` (check exits
+    with status 1), `"warning"` or `"note"`. A str: `d.severity == "error"` holds."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+class Strategy(_StrEnum):
+    """How `fix` makes an E1200 go away (`hlo-offload fix --strategy=`): declare the output
+    in host memory (`"host-output"`), or move the value back to device memory before it is
+    returned (`"move-to-device"`). A str: `fix(src, strategy="move-to-device")` works."""
+
+    HOST_OUTPUT = "host-output"
+    MOVE_TO_DEVICE = "move-to-device"
 
 
 class ParseError(ValueError):
@@ -123,7 +161,7 @@ class Location:
     column: int
 
     @classmethod
-    def _from_json(cls, j) -> Optional["Location"]:
+    def _from_json(cls, j: Optional[Dict[str, Any]]) -> Optional["Location"]:
         if not j:
             return None
         return cls(int(j["line"]), int(j["column"]))
@@ -136,7 +174,7 @@ class Hop:
 
     instruction: str
     computation: str
-    shape_index: tuple
+    shape_index: Tuple[int, ...]
     location: Optional[Location] = None
 
 
@@ -175,15 +213,15 @@ class Diagnostic:
 
     code: str
     name: str
-    severity: str
+    severity: Severity
     message: str
-    output_index: Optional[tuple] = None
+    output_index: Optional[Tuple[int, ...]] = None
     output_path: Optional[str] = None
     input_path: Optional[str] = None
-    source: Optional[tuple] = None
-    path: tuple = ()
-    fixes: tuple = ()
-    notes: tuple = ()
+    source: Optional[Tuple[Optional[str], Optional[int]]] = None
+    path: Tuple[Hop, ...] = ()
+    fixes: Tuple[FixSuggestion, ...] = ()
+    notes: Tuple[Note, ...] = ()
     location: Optional[Location] = None
     file: Optional[str] = None
     module: Optional[str] = None
@@ -193,11 +231,11 @@ class Diagnostic:
     op_name: Optional[str] = None
     help_uri: Optional[str] = None
     xla_confirmed: Optional[bool] = None
-    _json: dict = field(default_factory=dict, repr=False, compare=False)
+    _json: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     _text: str = field(default="", repr=False, compare=False)
 
     @classmethod
-    def _from_json(cls, j: dict, *, file: Optional[str], module: Optional[str],
+    def _from_json(cls, j: Dict[str, Any], *, file: Optional[str], module: Optional[str],
                    text: str) -> "Diagnostic":
         src = j.get("source")
         source = None
@@ -210,7 +248,7 @@ class Diagnostic:
         return cls(
             code=j["code"],
             name=j["name"],
-            severity=j["severity"],
+            severity=Severity(j["severity"]),
             message=j["message"],
             output_index=tuple(index) if index is not None else None,
             output_path=j.get("output_path"),
@@ -237,9 +275,10 @@ class Diagnostic:
 
     @property
     def is_error(self) -> bool:
-        return self.severity == "error"
+        """Whether this diagnostic is an error (a check with it exits with status 1)."""
+        return self.severity == Severity.ERROR
 
-    def to_json(self) -> dict:
+    def to_json(self) -> Dict[str, Any]:
         """This diagnostic's object of `check --format=json` (a fresh copy; with XLA's
         verdict, `xla_confirmed` where it applies)."""
         j = copy.deepcopy(self._json)
@@ -261,12 +300,12 @@ def _front_end_diagnostic(code: str, name: str, message: str, *, file: str,
     text = f"{file}: error: {code}: {name}: {message}\n"
     text += "".join(f"  {file}: note: {n}\n" for n in notes)
     text += f"  note: see {help_uri} or run `hlo-offload explain {code}`\n"
-    j = {"code": code, "fixes": [], "help_uri": help_uri, "message": message,
-         "name": name, "severity": "error"}
+    j: Dict[str, Any] = {"code": code, "fixes": [], "help_uri": help_uri,
+                         "message": message, "name": name, "severity": "error"}
     if notes:
         j["notes"] = [{"message": n} for n in notes]
     j = dict(sorted(j.items()))   # nlohmann's objects are sorted by key
-    return Diagnostic(code=code, name=name, severity="error", message=message,
+    return Diagnostic(code=code, name=name, severity=Severity.ERROR, message=message,
                       notes=tuple(Note(n) for n in notes), file=file, help_uri=help_uri,
                       _json=j, _text=text)
 
@@ -299,9 +338,11 @@ class Result:
     for (a module with thousands of warnings costs nothing until then).
     """
 
-    def __init__(self, *, text: str, offsets, render_json, counts, exit_status: int,
-                 modules, file: str, notes=(), hlo_text: Optional[str] = None,
-                 xla_input: Any = None, front=(), folded_text: Optional[str] = None,
+    def __init__(self, *, text: str, offsets: Sequence[int],
+                 render_json: Callable[[], str], counts: Sequence[int], exit_status: int,
+                 modules: Sequence[str], file: str, notes: Sequence[str] = (),
+                 hlo_text: Optional[str] = None, xla_input: Any = None,
+                 front: Sequence[Diagnostic] = (), folded_text: Optional[str] = None,
                  summary: str = ""):
         # `front`: errors of the JAX front end (HO0002), before the core's diagnostics.
         self._front = list(front)
@@ -312,9 +353,9 @@ class Result:
         self._folded = front_text + (text if folded_text is None else folded_text)
         self.summary = summary
         self._offsets = [len(front_text) + o for o in offsets]
-        self._render_json = render_json  # () -> (JSON text, the diagnostics' (file, module))
-        self._json = None
-        self._diagnostics = None
+        self._render_json: Optional[Callable[[], str]] = render_json  # () -> JSON text
+        self._json: Optional[Dict[str, Any]] = None
+        self._diagnostics: Optional[List[Diagnostic]] = None
         self._lock = threading.Lock()
         counts = list(counts)
         counts[0] += sum(d.severity == "error" for d in self._front)
@@ -325,16 +366,17 @@ class Result:
         self.notes = list(notes)
         self.hlo_text = hlo_text
         self.xla_input = xla_input
-        self.xla = None
+        self.xla: Any = None  # hlo_offload.XlaVerdict with check(..., xla=...)
         self.xla_agrees: Optional[bool] = None
-        self.xla_disagreements: list = []
-        self._xla_comparison = None
+        self.xla_disagreements: List[str] = []
+        self._xla_comparison: Any = None
 
-    def _attach_xla(self, verdict) -> None:
+    def _attach_xla(self, verdict: Any) -> None:
         """Puts XLA's verdict beside ours (hlo_offload._xla.compare): marks each error and
         host-compute warning confirmed or not, and lets XLA's verdict decide."""
         from ._xla import compare
         diagnostics = self.diagnostics
+        assert self._json is not None  # made with the diagnostics
         comparison = compare(diagnostics, verdict)
         comparison.mark_json(diagnostics, [j for entry in self._json["files"]
                                            for j in entry.get("diagnostics", ())])
@@ -359,6 +401,7 @@ class Result:
             if self._json is not None:
                 return
             import json
+            assert self._render_json is not None
             doc = json.loads(self._render_json())
             self._render_json = None  # the core's result can go
             diagnostics = list(self._front)
@@ -384,30 +427,36 @@ class Result:
             self._json = doc
 
     @property
-    def diagnostics(self) -> list:
+    def diagnostics(self) -> List[Diagnostic]:
+        """Every diagnostic, in the order the command line prints them."""
         if self._diagnostics is None:
             self._materialize()
+        assert self._diagnostics is not None
         return self._diagnostics
 
     @property
     def ok(self) -> bool:
+        """True when no diagnostic is an error (XLA's verdict decides when it gave one)."""
         if self.xla is not None and self.xla.verdict:
             return self.xla.ok
         return self._counts[0] == 0
 
     @property
-    def errors(self) -> list:
-        return [d for d in self.diagnostics if d.severity == "error"]
+    def errors(self) -> List[Diagnostic]:
+        """The diagnostics that are errors."""
+        return [d for d in self.diagnostics if d.severity == Severity.ERROR]
 
     @property
-    def warnings(self) -> list:
-        return [d for d in self.diagnostics if d.severity == "warning"]
+    def warnings(self) -> List[Diagnostic]:
+        """The diagnostics that are warnings."""
+        return [d for d in self.diagnostics if d.severity == Severity.WARNING]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> Dict[str, Any]:
         """The `check --format=json` object: `{"version": 1, "files": [...]}` (a fresh
         copy; diagnostics gain `output_path` / `input_path` where they are known)."""
         if self._json is None:
             self._materialize()
+        assert self._json is not None
         return copy.deepcopy(self._json)
 
     def __str__(self) -> str:
@@ -456,9 +505,10 @@ class Report:
     self-contained page, which `_repr_html_` shows in a notebook.
     """
 
-    def __init__(self, *, render, file: str, modules, notes=()):
+    def __init__(self, *, render: Callable[[str], str], file: str, modules: Sequence[str],
+                 notes: Sequence[str] = ()):
         self._render = render
-        self._cache: dict = {}
+        self._cache: Dict[str, str] = {}
         self.file = file
         self.modules = list(modules)
         self.notes = list(notes)
@@ -468,14 +518,17 @@ class Report:
             self._cache[fmt] = self._render(fmt)
         return self._cache[fmt]
 
-    def to_json(self):
+    def to_json(self) -> Any:
+        """The `report --format=json` object (a dict; a list of them for several modules)."""
         import json
         return json.loads(self._get("json"))
 
     def to_dot(self) -> str:
+        """The `report --format=dot` picture (Graphviz)."""
         return self._get("dot")
 
     def to_html(self) -> str:
+        """The `report --format=html` page, with the picture."""
         return self._get("html")
 
     def __str__(self) -> str:
@@ -510,15 +563,15 @@ class FixedModule(str):
     """
 
     changed: bool
-    strategy: str
-    fixed_outputs: list
-    fixed_output_paths: list
+    strategy: Strategy
+    fixed_outputs: List[Tuple[int, ...]]
+    fixed_output_paths: List[str]
     output_memory_kinds: Any
-    diagnostics: list
+    diagnostics: List[Diagnostic]
     xla: Any = None
     xla_accepts: Optional[bool] = None
 
-    def __new__(cls, text: str, **attrs):
+    def __new__(cls, text: str, **attrs: Any) -> "FixedModule":
         self = super().__new__(cls, text)
         for k, v in attrs.items():
             setattr(self, k, v)
@@ -526,6 +579,7 @@ class FixedModule(str):
 
     @property
     def text(self) -> str:
+        """The fixed module as a plain str."""
         return str.__str__(self)
 
     def __repr__(self) -> str:
@@ -534,6 +588,7 @@ class FixedModule(str):
                                       for i in self.fixed_outputs])
                 if self.changed else "nothing to fix")
         if self.xla is not None:
-            what += "; " + ({True: "XLA accepts it", False: "XLA refuses it"}.get(
-                self.xla_accepts, "no verdict from XLA"))
+            said: Dict[Optional[bool], str] = {True: "XLA accepts it",
+                                               False: "XLA refuses it"}
+            what += "; " + said.get(self.xla_accepts, "no verdict from XLA")
         return f"<hlo_offload.FixedModule ({self.strategy}): {what}; {len(self)} characters>"

@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Dict, List, Optional
 
 __all__ = ["BACKENDS", "XlaUnavailable", "XlaVerdict", "install_xla", "installed",
            "install_command", "compile_module", "compare"]
@@ -81,7 +81,7 @@ class XlaUnavailable(RuntimeError):
     """The backend's compile-only client is not installed (or its GPU target config is
     missing); the message says how to install it. `.install_command`: the pip command."""
 
-    def __init__(self, message: str, install_command=None):
+    def __init__(self, message: str, install_command: Optional[List[str]] = None):
         super().__init__(message)
         self.install_command = install_command
 
@@ -288,13 +288,15 @@ def instruction_metadata(hlo_text: str, name: str) -> Optional[dict]:
     elif "stack_frame_id" in fields:
         # A printer with stack-frame tables: the frame's file location has the line.
         frame = _table(hlo_text, "StackFrames").get(fields["stack_frame_id"], "")
+        location_id = re.search(r"file_location_id=(\d+)", frame)
         loc = _table(hlo_text, "FileLocations").get(
-            re.search(r"file_location_id=(\d+)", frame).group(1) if frame else "", "")
-        if loc:
+            location_id.group(1) if location_id else "", "")
+        file_id = re.search(r"file_name_id=(\d+)", loc)
+        line_no = re.search(r"\bline=(\d+)", loc)
+        if file_id and line_no:
             names = _table(hlo_text, "FileNames")
-            file_id = re.search(r"file_name_id=(\d+)", loc).group(1)
-            row["source_file"] = os.path.basename(names.get(file_id, '""')[1:-1])
-            row["source_line"] = int(re.search(r"\bline=(\d+)", loc).group(1))
+            row["source_file"] = os.path.basename(names.get(file_id.group(1), '""')[1:-1])
+            row["source_line"] = int(line_no.group(1))
     return row
 
 
@@ -582,7 +584,7 @@ def compare(diagnostics, verdict: XlaVerdict) -> Comparison:
     # Host compute: a multiset match of our HO2001 instructions and XLA's.
     left = list(verdict.host_compute)
     ours = [d for d in diagnostics if d.code == _HOST_COMPUTE_CODE]
-    seen = {}
+    seen: Dict[str, Any] = {}
     for d in ours:
         key = _our_host_compute(d)
         if key[0] in seen:  # one instruction, several diagnostics: one answer

@@ -39,7 +39,7 @@ struct Flags {
   bool in_place = false;
   std::string passes;
   std::string pipeline = "xla";
-  std::string backend = "any";
+  std::string backend;  // empty: not given (any)
   bool no_lints = false;
   std::vector<std::string> disable_codes;
   std::vector<std::string> enable_codes;
@@ -49,6 +49,8 @@ struct Flags {
   int64_t max_nodes = 400;
   std::string explain_code;
   std::string report_input;
+  // Not a flag: the front end that reads some of the inputs (RunTool's).
+  const FrontEnd* front_end = nullptr;
 };
 
 bool leave_modules_at_exit = false;
@@ -268,6 +270,69 @@ std::string SkippedDumpsNote(Command command, const SkippedDumps& skipped) {
       "\n");
 }
 
+absl::string_view CommandName(Command command) {
+  switch (command) {
+    case Command::kCheck: return "check";
+    case Command::kOpt: return "opt";
+    case Command::kFix: return "fix";
+    case Command::kFmt: return "fmt";
+    case Command::kReport: return "report";
+  }
+  return "";
+}
+
+// A usage error about a front end's input, pointing at the subcommand's help.
+int FrontEndUsageError(std::ostream& err, Command command,
+                       absl::string_view message) {
+  err << "hlo-offload: error: " << message << "\nRun 'hlo-offload "
+      << CommandName(command) << " --help' for usage.\n";
+  return kExitUsage;
+}
+
+// What the command line writes on standard error about a file the front end
+// read, before its diagnostics: the front end's notes, a note on where a
+// converted module's diagnostics are located (check, text and xla, when it
+// reports any), and the front end's errors (text; xla: their statuses).
+std::string FrontEndText(Command command, DiagnosticFormat format, bool several,
+                         const PipelineResult& result,
+                         const FrontEndInput& input) {
+  if (!result.read_error.empty() || input.parse_error.has_value()) return "";
+  std::string out;
+  for (const std::string& note : input.notes) {
+    absl::StrAppend(&out, "hlo-offload: note: ", result.path, ": ", note, "\n");
+  }
+  bool reported = false;
+  for (const ModuleResult& module : result.modules) {
+    reported |= !module.diagnostics.empty();
+  }
+  bool text_or_xla =
+      format == DiagnosticFormat::kText || format == DiagnosticFormat::kXla;
+  if (command == Command::kCheck && text_or_xla && reported) {
+    absl::StrAppend(
+        &out, "hlo-offload: note: ", result.path,
+        " is StableHLO: a diagnostic is located at its line in your program (or "
+        "in the file), then at its line in the HLO module XLA compiles from it, "
+        "which lies past the file's own lines\n");
+  }
+  if (format == DiagnosticFormat::kText || command != Command::kCheck) {
+    SourceText source{result.path, absl::string_view(), {}};
+    for (const Diagnostic& d : input.errors) out += RenderText(d, source);
+  } else if (format == DiagnosticFormat::kXla) {
+    for (const Diagnostic& d : input.errors) {
+      absl::StrAppend(&out, several ? absl::StrCat(result.path, ": ") : "",
+                      "INVALID_ARGUMENT: ", d.message, "\n");
+    }
+  }
+  return out;
+}
+
+// A file with the front end's errors fails (exit status 1 at least), and
+// nothing is written for it.
+void TakeFrontEndErrors(PipelineResult& result, const FrontEndInput& input) {
+  if (input.errors.empty() || !result.read_error.empty()) return;
+  result.exit_status = std::max(result.exit_status, kExitDiagnosed);
+}
+
 // check, opt, fix and fmt: every input file through the library, the
 // diagnostics on standard error in input order, then the documents and the
 // modules.
@@ -294,6 +359,16 @@ int RunModules(Command command, const Flags& flags, PipelineOptions options,
                                           "': ", problem));
     }
   }
+  const FrontEnd* front_end = flags.front_end;
+  if (front_end != nullptr && prints && !flags.output.empty() &&
+      front_end->reads(flags.output)) {
+    // The front end would read the file back as its own kind of input.
+    return FrontEndUsageError(
+        err, command,
+        absl::StrCat("-o: '", flags.output, "' would hold the HLO text ",
+                     CommandName(command),
+                     " writes, and a .mlir file is read as StableHLO; name it .hlo"));
+  }
   bool to_stdout = flags.output.empty() || flags.output == "-";
   // A module printed straight to standard output needs no copy of its text.
   options.print_to_string = !(prints && to_stdout && command != Command::kFix);
@@ -309,8 +384,20 @@ int RunModules(Command command, const Flags& flags, PipelineOptions options,
   // other formats stay exactly what they were (xla: XLA's status alone).
   bool summarize = command == Command::kCheck && format == DiagnosticFormat::kText;
   CheckSummary summary;
-  auto take = [&](PipelineResult result) {
-    err << RenderDiagnostics(result, format, {files->size() > 1});
+  bool several = files->size() > 1;
+  // `input`: what the front end made of the file, when it read it.
+  auto take = [&](PipelineResult result, const FrontEndInput* input = nullptr) {
+    if (input != nullptr) {
+      err << FrontEndText(command, format, several, result, *input);
+      TakeFrontEndErrors(result, *input);
+    }
+    err << RenderDiagnostics(result, format, {several});
+    if (input != nullptr && !input->errors.empty() && !result.modules.empty()) {
+      // In the documents and the summary, first among the file's own.
+      auto& diagnostics = result.modules.front().diagnostics;
+      diagnostics.insert(diagnostics.begin(), input->errors.begin(),
+                         input->errors.end());
+    }
     if (summarize) summary.Add(result);
     exit_status = std::max(exit_status, result.exit_status);
     if (documents || prints) {
@@ -322,7 +409,26 @@ int RunModules(Command command, const Flags& flags, PipelineOptions options,
   // One file: its parse may use every core. Several: one file per core,
   // reported in input order as soon as each is done and all before it.
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  if (files->size() == 1) {
+  if (front_end != nullptr) {
+    // The front end converts its files one at a time, in input order.
+    if (files->size() == 1) options.parse_threads = static_cast<int>(cores);
+    ProgressLine progress(err, files->size());
+    for (size_t i = 0; i < files->size(); ++i) {
+      const std::string& file = (*files)[i];
+      if (!front_end->reads(file)) {
+        PipelineResult result = RunPipelineOnFile(command, file, options);
+        progress.Clear();
+        take(std::move(result));
+      } else {
+        FrontEndInput input = front_end->convert(file, flags.split_input_file);
+        PipelineResult result = RunPipelineOnFrontEndInput(
+            command, file, input, options, !flags.backend.empty());
+        progress.Clear();
+        take(std::move(result), &input);
+      }
+      progress(i + 1);
+    }
+  } else if (files->size() == 1) {
     options.parse_threads = static_cast<int>(cores);
     take(RunPipelineOnFile(command, (*files)[0], options));
   } else {
@@ -399,6 +505,14 @@ int RunFix(Flags& flags, std::ostream& out, std::ostream& err) {
   if (int* status = std::get_if<int>(&with_codes)) return *status;
   PipelineOptions options = std::get<PipelineOptions>(std::move(with_codes));
   options.fix_strategy = *ParseFixStrategy(flags.fix_strategy);
+  if (flags.in_place && flags.front_end != nullptr) {
+    for (const std::string& input : flags.inputs) {
+      if (!flags.front_end->reads(input)) continue;
+      return FrontEndUsageError(
+          err, Command::kFix,
+          "--in-place would write HLO text into a StableHLO file; use -o");
+    }
+  }
   if (flags.in_place && !flags.output.empty()) {
     return UsageError(err, "-o and --in-place exclude each other");
   }
@@ -421,9 +535,24 @@ int RunReport(const Flags& flags, std::ostream& out, std::ostream& err) {
   // selection drops; --disable and --enable are checked all the same.
   auto with_codes = OptionsWithCodes(flags, err);
   if (int* status = std::get_if<int>(&with_codes)) return *status;
-  PipelineResult result = RunPipelineOnFile(
-      Command::kReport, flags.report_input,
-      std::get<PipelineOptions>(std::move(with_codes)));
+  PipelineOptions options = std::get<PipelineOptions>(std::move(with_codes));
+  const FrontEnd* front_end = flags.front_end;
+  PipelineResult result;
+  if (front_end != nullptr && front_end->reads(flags.report_input)) {
+    FrontEndInput input =
+        front_end->convert(flags.report_input, flags.split_input_file);
+    result = RunPipelineOnFrontEndInput(Command::kReport, flags.report_input,
+                                        input, options, !flags.backend.empty());
+    err << FrontEndText(Command::kReport, DiagnosticFormat::kText,
+                        /*several=*/false, result, input);
+    if (!input.errors.empty() && result.read_error.empty()) {
+      // Nothing is reported about the module: the front end's error stands.
+      err << RenderDiagnostics(result, DiagnosticFormat::kText);
+      return std::max(result.exit_status, kExitDiagnosed);
+    }
+  } else {
+    result = RunPipelineOnFile(Command::kReport, flags.report_input, options);
+  }
   err << RenderDiagnostics(result, DiagnosticFormat::kText);
   if (result.exit_status != kExitOk) return kExitUsage;
   ReportFormat format = flags.format == "json"   ? ReportFormat::kJson
@@ -558,7 +687,7 @@ std::string PassesFooter() {
 
 // RunTool without its last line of defence against exceptions.
 int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
-                std::ostream& err) {
+                std::ostream& err, const FrontEnd* front_end) {
   CLI::App app{
       "hlo-offload: XLA's host-memory-offloading passes on HLO text, with "
       "diagnostics that explain every fault"};
@@ -572,6 +701,7 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
              "\nExit status: 0 ok, 1 an error diagnosed in the input, 2 usage, "
              "I/O or parse error.\n");
   Flags flags;
+  flags.front_end = front_end;
 
   CLI::App* check = app.add_subcommand(
       "check", "run the host-offloading pipeline and report what it finds; "
@@ -732,11 +862,16 @@ void SetLeaveModulesAtExit(bool leave) {
 
 int RunTool(const std::vector<std::string>& args, std::ostream& out,
             std::ostream& err) {
+  return RunTool(args, out, err, nullptr);
+}
+
+int RunTool(const std::vector<std::string>& args, std::ostream& out,
+            std::ostream& err, const FrontEnd* front_end) {
   // Errors are statuses; this is the last line of defence for what is not
   // (memory exhaustion, a library that throws), so that the exit status
   // stays within the contract.
   try {
-    return RunToolImpl(args, out, err);
+    return RunToolImpl(args, out, err, front_end);
   } catch (const std::bad_alloc&) {
     err << "hlo-offload: error: out of memory\n";
   } catch (const std::exception& e) {
