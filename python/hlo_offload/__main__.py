@@ -185,18 +185,24 @@ def _platform_option(argv: List[str]) -> Tuple[Optional[str], List[str]]:
     return platform, rest
 
 
-def _convert(file: str, split_input: bool, platform: Optional[str]) -> "_core.FrontEndInput":
+def _convert(file: str, split_input: bool, platform: Optional[str],
+             partition: bool = False) -> "_core.FrontEndInput":
     """What the JAX front end makes of the StableHLO file `file`, for the command line:
     the HLO module XLA compiles from it with the pytree names, or why there is none (a
-    located parse error, or an error reported as a file that cannot be read)."""
+    located parse error, or an error reported as a file that cannot be read). With
+    `partition` (check, report), a module with several partitions is the one XLA's SPMD
+    partitioner gives (docs/SHARDED.md), with a note saying so."""
     from . import _api, _core
     from ._types import ParseError
     converted = _core.FrontEndInput()
     try:
         with open(file, "rb") as f:
             data = f.read()
-        xla = _api._from_stablehlo(data, platform, file, file=file,
-                                   split_input_file=split_input).xla
+        inp = _api._from_stablehlo(data, platform, file, file=file,
+                                   split_input_file=split_input)
+        if partition:
+            inp = _api._partitioned(inp)
+        xla = inp.xla
     except ImportError as e:
         converted.error = f"{file}: {e}"
         return converted
@@ -233,7 +239,8 @@ def _run_with_front_end(command: str, argv: List[str]) -> int:
     sys.stderr.flush()
     return _core.run_command_line(
         ["hlo-offload", *rest], lambda file: file.endswith(_STABLEHLO_SUFFIX),
-        lambda file, split_input: _convert(file, split_input, platform))
+        lambda file, split_input: _convert(file, split_input, platform,
+                                           partition=command in ("check", "report")))
 
 
 def console_main() -> None:

@@ -179,3 +179,20 @@ def test_async_slice_error_agrees_with_xla():
     assert result.xla.status == "UNIMPLEMENTED" and result.xla.code is None
     assert result.xla_agrees, result.xla_disagreements
     assert all(d.xla_confirmed for d in result.diagnostics if d.code == "HO1013")
+
+
+def test_console_command_partitions_a_sharded_mlir_file(tmp_path):
+    import subprocess
+    import sys
+    path = tmp_path / "step.mlir"
+    path.write_text(e1200_behind_func_result_sharding(8))
+    proc = subprocess.run([sys.executable, "-m", "hlo_offload", "check", str(path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stderr
+    assert "the module has 8 partitions: checked as XLA's SPMD partitioner gives it" in proc.stderr
+    assert "error: E1200:" in proc.stderr
+    # fix edits the module as written: no partitioning there.
+    fixed = subprocess.run([sys.executable, "-m", "hlo_offload", "fix", "--strategy=host-output", str(path)],
+                           capture_output=True, text=True)
+    assert fixed.returncode == 0, fixed.stderr
+    assert "partitions: checked" not in fixed.stderr
