@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "diag/code_selection.h"
 #include "diag/diagnostic.h"
@@ -228,6 +229,17 @@ void RunPipelineOnFiles(
     const PipelineOptions& options, size_t threads,
     const std::function<void(size_t, PipelineResult)>& deliver,
     const std::function<void(size_t)>& progress = nullptr);
+
+// The offload report of `module` (report/report.h), as `report` builds it:
+// the passes of PipelineOptions::pipeline (PipelineOptions::passes does not
+// apply) run on it with PipelineOptions::offload, every faulty output
+// reported, while the report observes the HostOffloader's input
+// (ReportBuilder). `file` is the name the report shows. A pipeline failure
+// is part of the report, not an error; errors are INTERNAL for a module
+// without an entry computation.
+absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
+                                   absl::string_view file,
+                                   const PipelineOptions& options = PipelineOptions());
 
 // The first of `passes` that the registry does not know, if any (the
 // command line's "unknown pass" usage error).
