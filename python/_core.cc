@@ -38,6 +38,7 @@
 #include "ir/shape.h"
 #include "passes/offload_fixes.h"
 #include "passes/pass.h"
+#include "pipeline/choices.h"
 #include "pipeline/pipeline.h"
 #include "text/parser.h"
 #include "support/byte_size.h"
@@ -59,22 +60,6 @@ std::optional<Command> ParseCommand(absl::string_view name) {
   if (name == "fix") return Command::kFix;
   if (name == "fmt") return Command::kFmt;
   if (name == "report") return Command::kReport;
-  return std::nullopt;
-}
-
-std::optional<DiagnosticFormat> ParseDiagnosticFormat(absl::string_view name) {
-  if (name == "text") return DiagnosticFormat::kText;
-  if (name == "xla") return DiagnosticFormat::kXla;
-  if (name == "json") return DiagnosticFormat::kJson;
-  if (name == "sarif") return DiagnosticFormat::kSarif;
-  return std::nullopt;
-}
-
-std::optional<ReportFormat> ParseReportFormat(absl::string_view name) {
-  if (name == "text") return ReportFormat::kText;
-  if (name == "json") return ReportFormat::kJson;
-  if (name == "dot") return ReportFormat::kDot;
-  if (name == "html") return ReportFormat::kHtml;
   return std::nullopt;
 }
 
@@ -195,8 +180,7 @@ PipelineOptions MakeOptions(const RunArgs& a) {
   options.parse_threads = a.parse_threads > 0 ? a.parse_threads
                                               : static_cast<int>(cores);
   options.passes = a.passes;
-  options.pipeline =
-      a.pipeline == "offload" ? PassPipeline::kOffload : PassPipeline::kXla;
+  options.pipeline = ParsePassPipeline(a.pipeline).value_or(PassPipeline::kXla);
   options.lints = a.lints;
   options.offload.disable_automatic_host_compute_offload =
       a.disable_automatic_host_compute_offload;

@@ -452,10 +452,7 @@ ModuleResult FixChunk(const std::string& path, const InputChunk& chunk,
     d.severity = Severity::kNote;
     d.code = DiagCode::kE1200;
     d.message = absl::StrCat("fixed entry output ", ShapeIndexToString(index),
-                             " (", options.fix_strategy == FixStrategy::kHostOutput
-                                       ? "host-output"
-                                       : "move-to-device",
-                             ")");
+                             " (", FixStrategyName(options.fix_strategy), ")");
     result.diagnostics.push_back(std::move(d));
     result.fixed_output_paths.push_back(names ? names->OutputPath(index) : "");
   }

@@ -33,6 +33,7 @@
 #include "lints/offload_lints.h"
 #include "passes/offload_fixes.h"
 #include "passes/pass.h"
+#include "pipeline/choices.h"
 #include "report/report.h"
 
 namespace hloff {
@@ -46,25 +47,10 @@ enum class Command {
   kReport,  // the offload report (report/report.h) of each module
 };
 
-// `--format` of check (and of opt/fix/fmt, which print text diagnostics).
-enum class DiagnosticFormat { kText, kXla, kJson, kSarif };
-// `--format` of report.
-enum class ReportFormat { kText, kJson, kDot, kHtml };
-
 // Exit statuses, as the command line returns them (docs/CLI.md).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitDiagnosed = 1;  // an error diagnosed in the input
 inline constexpr int kExitUsage = 2;      // usage, I/O or parse error
-
-// Which passes run when PipelineOptions::passes names none (`--pipeline`).
-enum class PassPipeline {
-  // XLA's GPU compile order up to the offloader, with the passes of it that
-  // change what the offloader sees (XlaPipeline(); `--pipeline=xla`).
-  kXla,
-  // The three offloading passes alone (DefaultPipeline();
-  // `--pipeline=offload`), what XLA's pass unit tests exercise.
-  kOffload,
-};
 
 struct PipelineOptions {
   // The name diagnostics and reports show for the input ("<stdin>" for
