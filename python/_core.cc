@@ -41,6 +41,7 @@
 #include "ir/shape.h"
 #include "passes/offload_fixes.h"
 #include "passes/pass.h"
+#include "pipeline/choices.h"
 #include "pipeline/entry_memory_spaces.h"
 #include "pipeline/front_end_input.h"
 #include "pipeline/pipeline.h"
@@ -65,22 +66,6 @@ std::optional<Command> ParseCommand(absl::string_view name) {
   if (name == "fix") return Command::kFix;
   if (name == "fmt") return Command::kFmt;
   if (name == "report") return Command::kReport;
-  return std::nullopt;
-}
-
-std::optional<DiagnosticFormat> ParseDiagnosticFormat(absl::string_view name) {
-  if (name == "text") return DiagnosticFormat::kText;
-  if (name == "xla") return DiagnosticFormat::kXla;
-  if (name == "json") return DiagnosticFormat::kJson;
-  if (name == "sarif") return DiagnosticFormat::kSarif;
-  return std::nullopt;
-}
-
-std::optional<ReportFormat> ParseReportFormat(absl::string_view name) {
-  if (name == "text") return ReportFormat::kText;
-  if (name == "json") return ReportFormat::kJson;
-  if (name == "dot") return ReportFormat::kDot;
-  if (name == "html") return ReportFormat::kHtml;
   return std::nullopt;
 }
 
@@ -498,11 +483,12 @@ NB_MODULE(_core, m) {
           "pipeline",
           [](const PipelineOptions& o) { return std::string(PipelineName(o.pipeline)); },
           [](PipelineOptions& o, const std::string& name) {
-            if (name != "xla" && name != "offload") {
+            std::optional<PassPipeline> pipeline = ParsePassPipeline(name);
+            if (!pipeline) {
               throw nb::value_error(
                   ("unknown pipeline '" + name + "' (xla or offload)").c_str());
             }
-            o.pipeline = name == "offload" ? PassPipeline::kOffload : PassPipeline::kXla;
+            o.pipeline = *pipeline;
           },
           "--pipeline: xla or offload.")
       .def_rw("lints", &PipelineOptions::lints, "The HO3xxx lints (--no-lints clears it).")

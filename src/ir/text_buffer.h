@@ -15,6 +15,12 @@
 
 namespace hloff {
 
+// The most bytes one input may have (2 GiB; README.md, "Limits"): what the
+// parser accepts (text/parser.h) and what is read of a file
+// (support/file_io.h). Kept with the buffer an input is read into, so that
+// both see it without one depending on the other.
+inline constexpr size_t kMaxInputBytes = size_t{1} << 31;
+
 class TextBuffer {
  public:
   // A buffer that owns `text`.

@@ -6,13 +6,6 @@
 
 namespace hloff {
 
-std::optional<TargetBackend> ParseTargetBackend(absl::string_view name) {
-  if (name == "any") return TargetBackend::kAny;
-  if (name == "tpu") return TargetBackend::kTpu;
-  if (name == "gpu" || name == "cuda" || name == "rocm") return TargetBackend::kGpu;
-  return std::nullopt;
-}
-
 LintInputFacts LintInput(const Module& module, std::vector<Diagnostic>& out,
                          const LintOptions& options) {
   LintInputFacts facts;

@@ -46,12 +46,9 @@ struct LintInputFacts {
 };
 
 // The backend a module is compiled for (`--backend`), where the lints'
-// evidence differs by backend: HO3005 is about the GPU compiler only.
+// evidence differs by backend: HO3005 is about the GPU compiler only. (Its
+// names and their parse: pipeline/choices.h.)
 enum class TargetBackend { kAny, kTpu, kGpu };
-
-// "tpu", "gpu" (also "cuda", "rocm": JAX's platform names) or "any";
-// nullopt for anything else.
-std::optional<TargetBackend> ParseTargetBackend(absl::string_view name);
 
 // What the command line configures for the lints.
 struct LintOptions {

@@ -9,12 +9,6 @@
 
 namespace hloff {
 
-std::optional<FixStrategy> ParseFixStrategy(absl::string_view text) {
-  if (text == "host-output") return FixStrategy::kHostOutput;
-  if (text == "move-to-device") return FixStrategy::kMoveToDevice;
-  return std::nullopt;
-}
-
 OutputValue FindOutputValue(const Module& module, const ShapeIndex& index) {
   OutputValue value;
   value.producer = module.entry()->root();

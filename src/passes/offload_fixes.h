@@ -22,10 +22,9 @@
 
 namespace hloff {
 
+// The fix `hlo-offload fix --strategy` applies (its names and their parse:
+// pipeline/choices.h).
 enum class FixStrategy { kHostOutput, kMoveToDevice };
-
-// "host-output" / "move-to-device"; nullopt for anything else.
-std::optional<FixStrategy> ParseFixStrategy(absl::string_view text);
 
 // The instruction whose value is returned at entry output `index`, found by
 // following root tuples: `producer` is returned through operand

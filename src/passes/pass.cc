@@ -1,4 +1,4 @@
-// The pass registry, the default pipeline and the pass runner.
+// The pass registry, the two pipelines and the pass runner.
 #include "passes/pass.h"
 
 #include <algorithm>
@@ -183,7 +183,8 @@ absl::Status VerifyAfterPass(const Module& module, absl::string_view pass,
 
 absl::StatusOr<bool> RunPasses(Module& module,
                                const std::vector<absl::string_view>& passes,
-                               const PassContext& context) {
+                               const PassContext& context,
+                               PassInstrumentation* instrumentation) {
   bool changed = false;
   for (absl::string_view name : passes) {
     const PassInfo* info = FindPass(name);
@@ -192,10 +193,22 @@ absl::StatusOr<bool> RunPasses(Module& module,
           std::string("unknown pass: ") + std::string(name));
     }
     auto pass = info->create(context);
-    ASSIGN_OR_RETURN(bool pass_changed, pass->Run(module));
-    changed |= pass_changed;
-    module.Sweep();
-    RETURN_IF_ERROR(VerifyAfterPass(module, name, context));
+    if (instrumentation != nullptr) instrumentation->RunBeforePass(name, module);
+    absl::StatusOr<bool> pass_changed = pass->Run(module);
+    // A failed pass leaves the module unswept, as it stopped.
+    absl::Status status = pass_changed.status();
+    if (status.ok()) {
+      changed |= *pass_changed;
+      module.Sweep();
+      status = VerifyAfterPass(module, name, context);
+    }
+    if (!status.ok()) {
+      if (instrumentation != nullptr) {
+        instrumentation->RunAfterPassFailed(name, module);
+      }
+      return status;
+    }
+    if (instrumentation != nullptr) instrumentation->RunAfterPass(name, module);
   }
   return changed;
 }

@@ -1,8 +1,12 @@
-// The pass contract and the pass registry. A pass is constructed with its
-// context (options, diagnostic sink, trace stream) and run with
-// `absl::StatusOr<bool> Run(Module&)`, where the bool means "changed",
-// exactly like XLA's HloModulePass. A pass that fails returns the status XLA
-// would return and emits a structured Diagnostic with the same text.
+// The pass contract, the pass registry and the one pass runner. A pass is
+// constructed with its context (options, diagnostic sink, trace stream) and
+// run with `absl::StatusOr<bool> Run(Module&)`, where the bool means
+// "changed", exactly like XLA's HloModulePass. A pass that fails returns the
+// status XLA would return and emits a structured Diagnostic with the same
+// text. RunPasses runs a list of them, verifying the module after each, and
+// shows the module to a PassInstrumentation around each pass (MLIR's
+// PassInstrumentation), so that an observer such as the report reads the
+// module between passes without running any itself.
 #ifndef HLO_OFFLOAD_PASSES_PASS_H_
 #define HLO_OFFLOAD_PASSES_PASS_H_
 
@@ -86,11 +90,30 @@ const std::vector<absl::string_view>& DefaultPipeline();
 // (`--pipeline=xla`, the default of the tool).
 const std::vector<absl::string_view>& XlaPipeline();
 
-// Runs the named passes in order on `module`. Stops at the first failure
-// and returns its status.
+// Hooks around each pass that RunPasses runs, as MLIR's PassInstrumentation:
+// an observer is shown the module before and after every pass. The hooks
+// read the module; they must not change it. Each does nothing by default.
+class PassInstrumentation {
+ public:
+  virtual ~PassInstrumentation() = default;
+  // Before `pass` runs on `module`.
+  virtual void RunBeforePass(absl::string_view pass, Module& module) {}
+  // After `pass` ran on `module` and the module was swept and verified.
+  virtual void RunAfterPass(absl::string_view pass, Module& module) {}
+  // After `pass` failed, or the verifier refused what it left (HO9002);
+  // `module` is as the failure left it. No pass runs after it.
+  virtual void RunAfterPassFailed(absl::string_view pass, Module& module) {}
+};
+
+// Runs the named passes in order on `module`, sweeping removed instructions
+// and running the verifier (ir/verifier.h) after each, and calls
+// `instrumentation`'s hooks around each pass when it is not null. Stops at
+// the first failure and returns its status; an unknown name is
+// INVALID_ARGUMENT before anything runs of it.
 absl::StatusOr<bool> RunPasses(Module& module,
                                const std::vector<absl::string_view>& passes,
-                               const PassContext& context);
+                               const PassContext& context,
+                               PassInstrumentation* instrumentation = nullptr);
 
 }  // namespace hloff
 

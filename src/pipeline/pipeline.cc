@@ -167,10 +167,72 @@ OffloadOptions OffloadOptionsFor(Command command, const PipelineOptions& options
   return offload;
 }
 
-// Runs the passes and the lints on `module` (PassRun::kPasses) and keeps
-// what `print` asks for. Every faulty entry output
-// (PassContext::faulty_entry_outputs) is added to `faulty_outputs` when it
-// is not null.
+// The passes a module runs; the pipeline choice is made here alone. Those
+// PipelineOptions::passes names when `named_passes` lets them count and it
+// names some (check, opt, fix); else XLA's order or the offloading passes
+// alone (`--pipeline`), the latter either way for an input the offloader has
+// run on already (HO3015), on which XLA's passes would only undo the
+// offloading.
+std::vector<absl::string_view> PassesToRun(const Module& module,
+                                           const PipelineOptions& options,
+                                           bool named_passes) {
+  if (named_passes && !options.passes.empty()) {
+    return std::vector<absl::string_view>(options.passes.begin(),
+                                          options.passes.end());
+  }
+  bool offload_only = options.pipeline == PassPipeline::kOffload ||
+                      FindEarlierOffloading(module).has_value();
+  return offload_only ? DefaultPipeline() : XlaPipeline();
+}
+
+// What the passes gave on one module (RunModulePasses).
+struct PassesRun {
+  // OK, or the status of the pass that failed.
+  absl::Status status;
+  // The passes' diagnostics, in the order they were emitted.
+  std::vector<Diagnostic> diagnostics;
+  // Set when a pass failed without an error-level diagnostic of its own (an
+  // input XLA fails a CHECK on): HO9002 with the failure's message.
+  std::optional<Diagnostic> unreported_failure;
+};
+
+// Runs `passes` on `module` (RunPasses, with `instrumentation`'s hooks),
+// collecting their diagnostics, and applies the one rule for a pass that
+// fails without saying why (HO9002). `context.diagnostics` is replaced.
+PassesRun RunModulePasses(Module& module,
+                          const std::vector<absl::string_view>& passes,
+                          PassContext context,
+                          PassInstrumentation* instrumentation) {
+  DiagnosticSink sink;
+  context.diagnostics = &sink;
+  PassesRun run;
+  run.status = RunPasses(module, passes, context, instrumentation).status();
+  run.diagnostics = std::move(sink.mutable_diagnostics());
+  if (run.status.ok()) return run;
+  for (const Diagnostic& d : run.diagnostics) {
+    if (d.severity == Severity::kError) return run;
+  }
+  Diagnostic d;
+  d.code = DiagCode::kHO9002;
+  d.message = std::string(run.status.message());
+  run.unreported_failure = std::move(d);
+  return run;
+}
+
+// Shows the report the HostOffloader's input: the module just before the
+// pass runs (ReportBuilder::OffloaderInput).
+class ReportObserver : public PassInstrumentation {
+ public:
+  explicit ReportObserver(ReportBuilder& builder) : builder_(builder) {}
+
+  void RunBeforePass(absl::string_view pass, Module& module) override {
+    if (pass == "host-offloader") builder_.OffloaderInput(module);
+  }
+
+ private:
+  ReportBuilder& builder_;
+};
+
 // Whether `op_name` (JAX's name stack) accepts `code` inline: a component
 // `hlo_offload_ignore_HO3014` (codes joined by `_`, as
 // `jax.named_scope("hlo_offload_ignore_HO3014_HO2001")` writes them) names
@@ -192,6 +254,10 @@ bool AcceptedInline(absl::string_view op_name, DiagCode code) {
   return false;
 }
 
+// Runs the passes and the lints on `module` (PassRun::kPasses) and keeps
+// what `print` asks for. Every faulty entry output
+// (PassContext::faulty_entry_outputs) is added to `faulty_outputs` when it
+// is not null.
 ModuleResult RunOnParsedModule(std::unique_ptr<Module> module,
                                const PipelineOptions& options,
                                const OffloadOptions& offload, PassRun run,
@@ -209,10 +275,8 @@ ModuleResult RunOnParsedModule(std::unique_ptr<Module> module,
           offload.fix_entry_layout_unless_customized;
       facts = LintInput(*module, lints, lint_options);
     }
-    DiagnosticSink sink;
     PassContext context;
     context.options = offload;
-    context.diagnostics = &sink;
     // The passes keep the entry result's shape, so the names of its leaves
     // are looked up once, before them.
     std::optional<JaxNames> names;
@@ -225,21 +289,16 @@ ModuleResult RunOnParsedModule(std::unique_ptr<Module> module,
     context.faulty_entry_outputs = faulty_outputs;
     context.trace_level = options.trace_level;
     context.trace = options.trace_level > 0 ? trace : nullptr;
-    std::vector<absl::string_view> passes;
-    if (options.passes.empty()) {
-      bool offload_only = options.pipeline == PassPipeline::kOffload ||
-                          FindEarlierOffloading(*module).has_value();
-      passes = offload_only ? DefaultPipeline() : XlaPipeline();
-    } else {
-      passes.assign(options.passes.begin(), options.passes.end());
-    }
-    auto changed = RunPasses(*module, passes, context);
-    result.diagnostics = std::move(sink.mutable_diagnostics());
-    if (changed.ok() && options.passes.empty()) {
+    PassesRun run = RunModulePasses(
+        *module, PassesToRun(*module, options, /*named_passes=*/true), context,
+        /*instrumentation=*/nullptr);
+    const bool passed = run.status.ok();
+    result.diagnostics = std::move(run.diagnostics);
+    if (passed && options.passes.empty()) {
       // What the backend's compiler refuses after the offloader.
       CheckBackendLimits(*module, options.lint.backend, result.diagnostics);
     }
-    if (changed.ok() && lint) LintOutput(*module, facts, lints, options.lint);
+    if (passed && lint) LintOutput(*module, facts, lints, options.lint);
     if (lint) LintVerdict(*module, facts, result.diagnostics, lints);
     for (Diagnostic& d : lints) result.diagnostics.push_back(std::move(d));
     // Findings the user accepted in their program: a jax.named_scope named
@@ -276,22 +335,15 @@ ModuleResult RunOnParsedModule(std::unique_ptr<Module> module,
     }
     for (const Diagnostic& d : result.diagnostics) {
       if (d.severity == Severity::kError && d.code != DiagCode::kE1200 &&
-          changed.ok()) {
+          passed) {
         result.failed = true;  // an error-level lint
       }
     }
-    if (!changed.ok()) {
+    if (!passed) {
       result.failed = true;
-      // A pass that failed without a diagnostic of its own (HO9002).
-      bool reported = false;
-      for (const Diagnostic& d : result.diagnostics) {
-        reported |= d.severity == Severity::kError;
-      }
-      if (!reported) {
-        Diagnostic d;
-        d.code = DiagCode::kHO9002;
-        d.message = std::string(changed.status().message());
-        result.diagnostics.push_back(std::move(d));
+      // Last, after the lints (which report no error when a pass fails).
+      if (run.unreported_failure.has_value()) {
+        result.diagnostics.push_back(*std::move(run.unreported_failure));
       }
       return result;
     }
@@ -400,10 +452,7 @@ ModuleResult FixChunk(const std::string& path, const InputChunk& chunk,
     d.severity = Severity::kNote;
     d.code = DiagCode::kE1200;
     d.message = absl::StrCat("fixed entry output ", ShapeIndexToString(index),
-                             " (", options.fix_strategy == FixStrategy::kHostOutput
-                                       ? "host-output"
-                                       : "move-to-device",
-                             ")");
+                             " (", FixStrategyName(options.fix_strategy), ")");
     result.diagnostics.push_back(std::move(d));
     result.fixed_output_paths.push_back(names ? names->OutputPath(index) : "");
   }
@@ -426,12 +475,7 @@ ModuleResult ReportChunk(const std::string& path, const InputChunk& chunk,
     return result;
   }
   result.module_name = (*module)->name();
-  ReportOptions report_options;
-  report_options.offload = options.offload;
-  report_options.max_graph_nodes = options.report_max_nodes;
-  report_options.checkpoint_names = options.checkpoint_names;
-  report_options.xla_pipeline = options.pipeline == PassPipeline::kXla;
-  auto report = BuildReport(std::move(*module), path, report_options);
+  auto report = BuildReport(std::move(*module), path, options);
   if (!report.ok()) {
     result.failed = true;
     result.report_error = std::string(report.status().message());
@@ -476,6 +520,40 @@ int ModuleExitStatus(Command command, const ModuleResult& module) {
 }
 
 }  // namespace
+
+absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
+                                   absl::string_view file,
+                                   const PipelineOptions& options) {
+  if (module == nullptr || module->entry() == nullptr) {
+    return absl::InternalError("the module has no entry computation");
+  }
+  ReportOptions report_options;
+  report_options.max_graph_nodes = options.report_max_nodes;
+  report_options.checkpoint_names = options.checkpoint_names;
+  ReportBuilder builder(*module, file, report_options);
+  // Every faulty output, and the rewrite of a walk that reaches a device
+  // output applied all the same: what the pipeline would insert once the
+  // fault is fixed is shown.
+  PassContext context;
+  context.options = options.offload;
+  context.options.report_all_output_errors = true;
+  context.options.apply_failing_walks = true;
+  ReportObserver observer(builder);
+  PassesRun run = RunModulePasses(
+      *module, PassesToRun(*module, options, /*named_passes=*/false), context,
+      &observer);
+  PipelineOutcome outcome;
+  outcome.ok = run.status.ok();
+  if (!outcome.ok) {
+    for (Diagnostic& d : run.diagnostics) {
+      if (d.severity == Severity::kError) outcome.errors.push_back(std::move(d));
+    }
+    if (run.unreported_failure.has_value()) {
+      outcome.errors.push_back(*std::move(run.unreported_failure));
+    }
+  }
+  return std::move(builder).Finish(*module, std::move(outcome));
+}
 
 PipelineResult RunPipeline(Command command,
                            std::shared_ptr<const TextBuffer> input,

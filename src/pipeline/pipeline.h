@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "diag/code_selection.h"
 #include "diag/diagnostic.h"
@@ -32,6 +33,7 @@
 #include "lints/offload_lints.h"
 #include "passes/offload_fixes.h"
 #include "passes/pass.h"
+#include "pipeline/choices.h"
 #include "report/report.h"
 
 namespace hloff {
@@ -45,25 +47,10 @@ enum class Command {
   kReport,  // the offload report (report/report.h) of each module
 };
 
-// `--format` of check (and of opt/fix/fmt, which print text diagnostics).
-enum class DiagnosticFormat { kText, kXla, kJson, kSarif };
-// `--format` of report.
-enum class ReportFormat { kText, kJson, kDot, kHtml };
-
 // Exit statuses, as the command line returns them (docs/CLI.md).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitDiagnosed = 1;  // an error diagnosed in the input
 inline constexpr int kExitUsage = 2;      // usage, I/O or parse error
-
-// Which passes run when PipelineOptions::passes names none (`--pipeline`).
-enum class PassPipeline {
-  // XLA's GPU compile order up to the offloader, with the passes of it that
-  // change what the offloader sees (XlaPipeline(); `--pipeline=xla`).
-  kXla,
-  // The three offloading passes alone (DefaultPipeline();
-  // `--pipeline=offload`), what XLA's pass unit tests exercise.
-  kOffload,
-};
 
 struct PipelineOptions {
   // The name diagnostics and reports show for the input ("<stdin>" for
@@ -231,6 +218,17 @@ void RunPipelineOnFiles(
     const PipelineOptions& options, size_t threads,
     const std::function<void(size_t, PipelineResult)>& deliver,
     const std::function<void(size_t)>& progress = nullptr);
+
+// The offload report of `module` (report/report.h), as `report` builds it:
+// the passes of PipelineOptions::pipeline (PipelineOptions::passes does not
+// apply) run on it with PipelineOptions::offload, every faulty output
+// reported, while the report observes the HostOffloader's input
+// (ReportBuilder). `file` is the name the report shows. A pipeline failure
+// is part of the report, not an error; errors are INTERNAL for a module
+// without an entry computation.
+absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
+                                   absl::string_view file,
+                                   const PipelineOptions& options = PipelineOptions());
 
 // The first of `passes` that the registry does not know, if any (the
 // command line's "unknown pass" usage error).

@@ -1,6 +1,6 @@
-// The offload report (report.h): the walks of the HostOffloader over the
-// pipeline's own intermediate module, then the real HostOffloader and a look
-// at what it left.
+// The offload report (report.h): the walks of the HostOffloader over its
+// input, as the pipeline shows it (ReportBuilder::OffloaderInput), then a
+// look at what the real HostOffloader left (ReportBuilder::Finish).
 #include "report/report.h"
 
 #include <algorithm>
@@ -994,29 +994,6 @@ void EntryBoundary(const Module& module, Report& report) {
         report.host_output_leaves);
 }
 
-PipelineOutcome RunPipelinePasses(Module& module,
-                                  const std::vector<absl::string_view>& passes,
-                                  const OffloadOptions& options) {
-  PipelineOutcome outcome;
-  DiagnosticSink sink;
-  PassContext context;
-  context.options = options;
-  context.diagnostics = &sink;
-  auto changed = RunPasses(module, passes, context);
-  if (changed.ok()) return outcome;
-  outcome.ok = false;
-  for (Diagnostic& d : sink.mutable_diagnostics()) {
-    if (d.severity == Severity::kError) outcome.errors.push_back(std::move(d));
-  }
-  if (outcome.errors.empty()) {
-    Diagnostic d;
-    d.code = DiagCode::kHO9002;
-    d.message = std::string(changed.status().message());
-    outcome.errors.push_back(std::move(d));
-  }
-  return outcome;
-}
-
 std::string Plural(int64_t n, absl::string_view word) {
   return absl::StrCat(n, " ", word, n == 1 ? "" : "s");
 }
@@ -1210,76 +1187,67 @@ void CollectHostComputations(const Module& module, Report& report) {
 
 }  // namespace
 
-absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
-                                   absl::string_view file,
-                                   const ReportOptions& options) {
-  if (module == nullptr || module->entry() == nullptr) {
-    return absl::InternalError("the module has no entry computation");
-  }
-  Report report;
-  report.file = std::string(file);
-  report.module = module->name();
-  EntryBoundary(*module, report);
-  report.earlier_offloading = FindEarlierOffloading(*module);
+ReportBuilder::ReportBuilder(const Module& module, absl::string_view file,
+                             const ReportOptions& options)
+    : options_(options) {
+  report_.file = std::string(file);
+  report_.module = module.name();
+  EntryBoundary(module, report_);
+  report_.earlier_offloading = FindEarlierOffloading(module);
   // Copies already in the input are not the pipeline's.
-  absl::flat_hash_set<std::string> input_copies;
-  for (const auto& comp : module->computations()) {
+  for (const auto& comp : module.computations()) {
     for (const auto& instr : comp->raw_instructions()) {
       if (!instr->IsDead() && instr->opcode() == HloOpcode::kCopy) {
-        input_copies.insert(std::string(instr->name()));
+        input_copies_.insert(std::string(instr->name()));
       }
     }
   }
-  // The HostOffloader's input: the pipeline's passes before it (annotations
-  // converted, copies legalized; with XLA's order also calls inlined and the
-  // module simplified).
-  std::vector<absl::string_view> before_offloader;
-  for (absl::string_view pass :
-       options.xla_pipeline && !report.earlier_offloading.has_value()
-           ? XlaPipeline()
-           : DefaultPipeline()) {
-    if (pass != "host-offloader") before_offloader.push_back(pass);
-  }
-  report.pipeline = RunPipelinePasses(*module, before_offloader, options.offload);
-  {
-    CallGraph call_graph(*module);
-    OffloadRecorder walker(*module, call_graph, report, options.checkpoint_names);
-    walker.WalkAll();
-    walker.BuildGraph(options);
-    report.by_name = BytesByName(report.offloads);
-    // What the walks put in host memory; replaced below by what the
-    // HostOffloader did when it succeeds.
-    report.host_intermediates =
-        IntermediateHostBuffers(*module, call_graph, walker.HostLeaves());
-  }
-  if (!report.pipeline.ok) {
-    // Stopped before the HostOffloader: it inserted no copies.
-    report.copies_inserted_per_step = 0;
-    report.copies_inserted_bytes_per_step = 0;
+}
+
+void ReportBuilder::OffloaderInput(Module& module) {
+  Walk(module);
+  offloader_ran_ = true;
+}
+
+void ReportBuilder::Walk(Module& module) {
+  CallGraph call_graph(module);
+  OffloadRecorder walker(module, call_graph, report_, options_.checkpoint_names);
+  walker.WalkAll();
+  walker.BuildGraph(options_);
+  report_.by_name = BytesByName(report_.offloads);
+  // What the walks put in host memory; replaced in Finish by what the
+  // HostOffloader did when it succeeds.
+  report_.host_intermediates =
+      IntermediateHostBuffers(module, call_graph, walker.HostLeaves());
+}
+
+Report ReportBuilder::Finish(Module& module, PipelineOutcome outcome) && {
+  report_.pipeline = std::move(outcome);
+  if (!offloader_ran_) {
+    // The pipeline stopped before the HostOffloader: its input is walked as
+    // the failure left it, and no copies were inserted.
+    Walk(module);
+    report_.copies_inserted_per_step = 0;
+    report_.copies_inserted_bytes_per_step = 0;
   } else {
-    OffloadOptions offload = options.offload;
-    offload.report_all_output_errors = true;
-    offload.apply_failing_walks = true;
-    report.pipeline =
-        RunPipelinePasses(*module, {"host-offloader"}, offload);
-    if (report.pipeline.ok) {
-      CallGraph call_graph(*module);
-      report.host_intermediates =
-          IntermediateHostBuffers(*module, call_graph, HostArrayLeaves(*module));
+    if (report_.pipeline.ok) {
+      CallGraph call_graph(module);
+      report_.host_intermediates =
+          IntermediateHostBuffers(module, call_graph, HostArrayLeaves(module));
     }
-    CollectTransfers(*module, input_copies, report);
-    CollectHostComputations(*module, report);
-    AddPipelineResultToGraph(*module, input_copies, report.graph);
-    if (report.pipeline.ok) {
-      DevicePeak peak = EstimateEntryDevicePeak(*module);
-      report.device_peak_bytes = peak.bytes;
-      report.device_peak_at = std::move(peak.at);
+    CollectTransfers(module, input_copies_, report_);
+    CollectHostComputations(module, report_);
+    AddPipelineResultToGraph(module, input_copies_, report_.graph);
+    if (report_.pipeline.ok) {
+      DevicePeak peak = EstimateEntryDevicePeak(module);
+      report_.device_peak_bytes = peak.bytes;
+      report_.device_peak_at = std::move(peak.at);
     }
   }
-  for (const HostBuffer& buffer : report.host_intermediates) {
-    report.host_intermediate_bytes += buffer.bytes;
+  for (const HostBuffer& buffer : report_.host_intermediates) {
+    report_.host_intermediate_bytes += buffer.bytes;
   }
-  return report;
+  return std::move(report_);
 }
 
 }  // namespace hloff

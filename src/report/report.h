@@ -7,19 +7,19 @@
 // pipeline leaves in the module, per loop with constant trip counts; and the
 // offload-relevant subgraph for a picture.
 //
-// How it is computed: the pipeline's own passes run on the module. After
-// ConvertMemoryPlacementToInternalAnnotations and HostOffloadLegalize (the
-// HostOffloader's input), the paths are walked with GetSuccessors by the
-// rules of xla/hlo/transforms/host_offloader.cc
-// (WalkDownHostMemoryOffloadPaths, GetStartingInstructions,
-// SliceLeadsToMoveToDevice; main spec §3.4). Then the real HostOffloader
-// runs, and its result (memory spaces, inserted copies) gives the buffers and
-// transfers. Every walk keeps a visited set, so the work is the size of the
-// paths, not of the module. Two differences from XLA's walk, both so that each
-// tensor gets all its ends: a walk does not skip values an earlier walk put
-// in host memory, and a host-compute instruction ends a path and starts a
-// tensor of its own (XLA walks on through it; so do the ends of that tensor,
-// E1200 included).
+// How it is computed: the report runs no pass; it observes the pipeline's
+// own passes, which pipeline/ runs on the module (ReportBuilder). On the
+// HostOffloader's input (annotations converted, copies legalized), the paths
+// are walked with GetSuccessors by the rules of
+// xla/hlo/transforms/host_offloader.cc (WalkDownHostMemoryOffloadPaths,
+// GetStartingInstructions, SliceLeadsToMoveToDevice; main spec §3.4). Then
+// the real HostOffloader runs, and its result (memory spaces, inserted
+// copies) gives the buffers and transfers. Every walk keeps a visited set, so
+// the work is the size of the paths, not of the module. Two differences from
+// XLA's walk, both so that each tensor gets all its ends: a walk does not
+// skip values an earlier walk put in host memory, and a host-compute
+// instruction ends a path and starts a tensor of its own (XLA walks on
+// through it; so do the ends of that tensor, E1200 included).
 #ifndef HLO_OFFLOAD_REPORT_REPORT_H_
 #define HLO_OFFLOAD_REPORT_REPORT_H_
 
@@ -29,12 +29,11 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/statusor.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
 #include "analysis/offload_utils.h"
 #include "diag/diagnostic.h"
 #include "ir/hlo.h"
-#include "passes/pass.h"
 
 namespace hloff {
 
@@ -284,7 +283,8 @@ struct ReportGraph {
 // How the pipeline went on the module.
 struct PipelineOutcome {
   bool ok = true;
-  // The failing pass's errors (all E1200s are collected).
+  // The failing pass's errors (all E1200s are collected), or the HO9002 of
+  // a pass that failed without one.
   std::vector<Diagnostic> errors;
 };
 
@@ -349,17 +349,14 @@ struct CheckpointName {
   std::string name;
 };
 
+// How the report names and draws. (Which passes run, and with which options,
+// is the business of whoever runs them: pipeline/.)
 struct ReportOptions {
   // The checkpoint names of the program (CheckpointName). An offloaded value
   // whose producer matches one (file, line and op) is named by it; a key
   // that two different names share names nothing (the scope or op rule
   // applies).
   std::vector<CheckpointName> checkpoint_names;
-  // The pipeline's options (the XLA debug flags of the command line).
-  OffloadOptions offload;
-  // The passes before the offloader: XLA's order (XlaPipeline) or, when
-  // false, the offloading passes alone (DefaultPipeline).
-  bool xla_pipeline = true;
   // The most path nodes drawn (collapsed plumbing is not drawn and not
   // counted); the rest are counted in ReportGraph::omitted_nodes.
   int64_t max_graph_nodes = 400;
@@ -380,13 +377,40 @@ struct DevicePeak {
 };
 DevicePeak EstimateEntryDevicePeak(const Module& module);
 
-// Builds the report for `module`, which the pipeline then rewrites (pass a
-// module parsed for this purpose). `file` is the name shown in the report.
-// A pipeline failure is part of the report, not an error; errors are
-// INTERNAL for a module without an entry computation.
-absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
-                                   absl::string_view file,
-                                   const ReportOptions& options = {});
+// Builds the report of one module while the pipeline's passes run on it,
+// without running any itself: whoever runs them (pipeline/, through a
+// PassInstrumentation) shows it the module at three moments. The module
+// must have an entry computation.
+class ReportBuilder {
+ public:
+  // The module as read, before any pass: the entry boundary, whether it is
+  // offloaded already (HO3015), the copies already in the input. `file` is
+  // the name the report shows.
+  ReportBuilder(const Module& module, absl::string_view file,
+                const ReportOptions& options = {});
+
+  // The HostOffloader's input (every pass before it has run): walks every
+  // offloaded tensor and draws the picture, before the pass changes the
+  // module.
+  void OffloaderInput(Module& module);
+
+  // The report, once the pipeline is over: `outcome` says how it went,
+  // `module` is what it left. After the HostOffloader, its memory spaces
+  // and copies give the buffers and transfers; when the pipeline stopped
+  // before it (OffloaderInput never came), the walks run on the module as
+  // the failure left it.
+  Report Finish(Module& module, PipelineOutcome outcome) &&;
+
+ private:
+  // The walks and the picture (OffloaderInput).
+  void Walk(Module& module);
+
+  ReportOptions options_;
+  Report report_;
+  // The names of the copies in the input (not the pipeline's).
+  absl::flat_hash_set<std::string> input_copies_;
+  bool offloader_ran_ = false;
+};
 
 }  // namespace hloff
 

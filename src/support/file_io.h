@@ -13,7 +13,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "ir/text_buffer.h"
-#include "text/parser.h"
 
 namespace hloff {
 
@@ -21,7 +20,7 @@ namespace hloff {
 // only, without a copy: a regular file is mapped, and the modules parsed
 // from it keep the buffer alive (text/parser.h). Errors: NOT_FOUND with the
 // OS reason, INVALID_ARGUMENT for a directory, RESOURCE_EXHAUSTED for more
-// than `max_bytes` (by default kMaxInputBytes, text/parser.h).
+// than `max_bytes` (by default kMaxInputBytes, ir/text_buffer.h).
 absl::StatusOr<std::shared_ptr<const TextBuffer>> ReadInputBuffer(
     const std::string& path, size_t max_bytes = kMaxInputBytes);
 // As ReadInputBuffer, as a string (a copy).

@@ -15,13 +15,13 @@
 
 #include "absl/status/statusor.h"
 #include "ir/hlo.h"
+#include "ir/text_buffer.h"
 
 namespace hloff {
 
 // What the parser accepts at most (README.md, "Limits"). Exceeding one is an
 // INVALID_ARGUMENT error located where the limit was crossed, never a crash.
-// Input size, in bytes.
-inline constexpr size_t kMaxInputBytes = size_t{1} << 31;
+// Input size, in bytes: kMaxInputBytes (ir/text_buffer.h).
 // Nesting depth of tuple shapes, of braces in constant literals and of
 // brackets in attribute values. The parser's only recursion (tuple shapes)
 // and every recursion over shapes afterwards are bounded by it.

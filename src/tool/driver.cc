@@ -20,6 +20,7 @@
 #include "absl/strings/str_split.h"
 #include "diag/code_selection.h"
 #include "diag/render.h"
+#include "pipeline/choices.h"
 #include "pipeline/pipeline.h"
 #include "support/byte_size.h"
 #include "support/file_io.h"
@@ -143,7 +144,7 @@ void AddOffloadFlags(CLI::App* app, Flags& flags, bool as_for_check) {
                       : "xla (default): XLA's GPU order up to the offloader, "
                         "with the passes before it that change what it sees; "
                         "offload: the three offloading passes alone")
-      ->check(CLI::IsMember({"xla", "offload"}));
+      ->check(CLI::IsMember(PassPipelineNames()));
   app->add_option("--backend", flags.backend,
                   as_for_check
                       ? "as for check: tpu, gpu or any (default)"
@@ -151,7 +152,7 @@ void AddOffloadFlags(CLI::App* app, Flags& flags, bool as_for_check) {
                         "(cuda, rocm) or any (default: lints about one "
                         "backend's compiler, such as HO3005 for the GPU, are "
                         "reported)")
-      ->check(CLI::IsMember({"tpu", "gpu", "cuda", "rocm", "any"}));
+      ->check(CLI::IsMember(TargetBackendNames()));
   app->add_flag("--disable-automatic-host-compute-offload",
                 offload.disable_automatic_host_compute_offload,
                 as_for_check
@@ -197,7 +198,7 @@ PipelineOptions OptionsFrom(const Flags& flags) {
     options.passes.emplace_back(p);
   }
   options.pipeline =
-      flags.pipeline == "offload" ? PassPipeline::kOffload : PassPipeline::kXla;
+      ParsePassPipeline(flags.pipeline).value_or(PassPipeline::kXla);
   options.lints = !flags.no_lints;
   options.lint.backend =
       ParseTargetBackend(flags.backend).value_or(TargetBackend::kAny);
@@ -205,13 +206,6 @@ PipelineOptions OptionsFrom(const Flags& flags) {
   options.trace_level = flags.trace_level;
   options.report_max_nodes = flags.max_nodes;
   return options;
-}
-
-DiagnosticFormat FormatFrom(const std::string& format) {
-  if (format == "xla") return DiagnosticFormat::kXla;
-  if (format == "json") return DiagnosticFormat::kJson;
-  if (format == "sarif") return DiagnosticFormat::kSarif;
-  return DiagnosticFormat::kText;
 }
 
 // Writes what the modules printed to the output: standard output, or the
@@ -376,7 +370,8 @@ int RunModules(Command command, const Flags& flags, PipelineOptions options,
   // read, so that a batch frees each module as it goes.
   bool leave = leave_modules_at_exit && files->size() == 1;
   options.keep_modules = leave;
-  DiagnosticFormat format = FormatFrom(flags.format);
+  DiagnosticFormat format =
+      ParseDiagnosticFormat(flags.format).value_or(DiagnosticFormat::kText);
   bool documents = format == DiagnosticFormat::kJson || format == DiagnosticFormat::kSarif;
   int exit_status = kExitOk;
   std::vector<PipelineResult> kept;
@@ -555,10 +550,8 @@ int RunReport(const Flags& flags, std::ostream& out, std::ostream& err) {
   }
   err << RenderDiagnostics(result, DiagnosticFormat::kText);
   if (result.exit_status != kExitOk) return kExitUsage;
-  ReportFormat format = flags.format == "json"   ? ReportFormat::kJson
-                        : flags.format == "dot"  ? ReportFormat::kDot
-                        : flags.format == "html" ? ReportFormat::kHtml
-                                                 : ReportFormat::kText;
+  ReportFormat format =
+      ParseReportFormat(flags.format).value_or(ReportFormat::kText);
   std::string rendered = RenderReports(result, format);
   if (flags.output.empty() || flags.output == "-") {
     out << rendered;
@@ -708,7 +701,7 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
                "writes no module");
   check->add_option("--format", flags.format,
                     "text (default), xla (XLA's status), json or sarif")
-      ->check(CLI::IsMember({"text", "xla", "json", "sarif"}));
+      ->check(CLI::IsMember(DiagnosticFormatNames()));
   AddSplitInputFlag(check, flags);
   AddNoLintsFlag(check, flags);
   AddCodeFlags(check, flags);
@@ -745,7 +738,7 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
                   "host-output (declare the output in host memory) or "
                   "move-to-device (move the value back before returning it)")
       ->required()
-      ->check(CLI::IsMember({"host-output", "move-to-device"}));
+      ->check(CLI::IsMember(FixStrategyNames()));
   AddOutputFlag(fix, flags, "write the fixed module here (atomically)");
   fix->add_flag("--in-place", flags.in_place,
                 "replace FILE with the fixed module (atomically)");
@@ -765,7 +758,7 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
   report->add_option("--format", flags.format,
                      "text (default), json, dot (Graphviz) or html (one "
                      "self-contained page with the picture)")
-      ->check(CLI::IsMember({"text", "json", "dot", "html"}));
+      ->check(CLI::IsMember(ReportFormatNames()));
   AddOutputFlag(report, flags, "write the report here (atomically) instead of stdout");
   AddSplitInputFlag(report, flags);
   report->add_option("--max-nodes", flags.max_nodes,

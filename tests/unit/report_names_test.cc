@@ -164,7 +164,7 @@ ENTRY main {
 }
 )");
   ASSERT_TRUE(module.ok()) << module.status();
-  ReportOptions options;
+  PipelineOptions options;
   options.checkpoint_names = {
       {"m.py", 10, "tanh", "attn_out"},
       {"m.py", 11, "sin", "mlp_in"},

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "pipeline/pipeline.h"
 #include "report/report.h"
 #include "text/parser.h"
 
