@@ -772,22 +772,13 @@ def _xla_backend(xla, topology, split_input_file=False) -> Optional[str]:
     return backend
 
 
-def _num_partitions(hlo_text) -> int:
-    """`num_partitions=N` of the HloModule line (1 when absent)."""
-    head = hlo_text[:4096]
-    if isinstance(head, (bytes, bytearray, memoryview)):
-        head = bytes(head).decode("utf-8", "replace")
-    m = re.search(r"\bnum_partitions=(\d+)", head.split("\n", 1)[0])
-    return int(m.group(1)) if m else 1
-
-
 def xla_verdict(inp: _Input, backend: str, topology: Optional[str], *,
                 hlo_text: Optional[str] = None, result_memory_kinds=None):
     """XLA's verdict on the module of `inp` (or on `hlo_text`, a rewritten module), by
     hlo_offload._xla.compile_module: the StableHLO of a JAX or StableHLO source as JAX
     hands it to PJRT, else the HLO text. No verdict for a lowering for the CPU (its
     annotations are gone: XLA would compile another program)."""
-    from . import _xla
+    from . import _partition, _xla
     xi = inp.xla
     if xi is not None and xi.cpu_lowering:
         return _xla.XlaVerdict(backend=backend, topology=topology or "", verdict=False,
@@ -808,7 +799,7 @@ def xla_verdict(inp: _Input, backend: str, topology: Optional[str], *,
     name = _module_name(text if isinstance(text, str) else
                         bytes(text[:4096]).decode("utf-8", "replace")) or "module"
     return _xla.compile_module(data, fmt, backend=backend, topology=topology,
-                               num_partitions=_num_partitions(text), module_name=name,
+                               num_partitions=_partition.num_partitions(text), module_name=name,
                                result_memory_kinds=result_memory_kinds)
 
 
