@@ -34,6 +34,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import xladl  # noqa: E402
+from capture_front_end import CaptureFrontEnd  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 PROGRAMS_DIR = os.path.join(REPO, "tests", "python", "jax_programs")
@@ -43,35 +44,6 @@ LOG_PREFIX_RE = re.compile(r"^[IWEF]\d{4} [\d:.]+\s+\d+ ")
 # `check(..., xla=...)` reads them.
 from hlo_offload._xla import (ERROR_CODE_RE, HOST_COMPUTE_NAME_RE,  # noqa: E402
                               instruction_metadata)
-
-
-class CaptureFrontEnd(object):
-    """Stands in for the JAX front end (hlo_offload._jax) a program's build() calls: keeps
-    the StableHLO text the front end would convert, lowered the same way."""
-
-    def __init__(self):
-        self.text = None
-        self.platform = None
-
-    def from_jax(self, source, *args, platform=None, **kwargs):
-        """As hlo_offload._jax.from_jax: a Lowered as it is, else trace and lower for
-        `platform`; returns self (the text is in self.text)."""
-        import jax
-        if isinstance(source, jax.stages.Lowered):
-            lowered = source
-            plats = getattr(getattr(lowered, "_lowering", None), "_platforms", None) or ()
-            self.platform = platform or (plats[0] if plats else "tpu")
-        else:
-            self.platform = platform or "tpu"
-            lowered = source.trace(*args, **kwargs).lower(
-                lowering_platforms=(self.platform,))
-        self.text = lowered.as_text(debug_info=True)
-        return self
-
-    def from_stablehlo_text(self, text, platform=None, **kwargs):
-        """As hlo_offload._jax.from_stablehlo_text: keeps the text."""
-        self.text, self.platform = text, platform or "tpu"
-        return self
 
 
 def before_host_offloader_dump(dump_dir, module_name):

@@ -1136,6 +1136,93 @@ def compute_on_host_bf16_pytree(hjax, platform):
                   {k: _sds(jax, jnp, s, dev, jnp.bfloat16) for k, s in shapes.items()})
 
 
+# --- compute_on(compute_type=..., out_memory_spaces=...): JAX 0.11's only form ---------------
+# JAX 0.11 removed `compute_on("device_host")`; its `compute_on` is 0.10's `compute_on2`
+# (jax-ml/jax 1558b65153, "Delete compute_on2 now that everyone is on compute_on"; a real
+# GPU with JAX 0.11.2 refuses the form above: "compute_on() missing 2 required keyword-only
+# arguments: 'compute_type' and 'out_memory_spaces'"). Its lowering wraps each result in
+# the memory kind of `out_memory_spaces` (jax/_src/compute_on.py, _compute_on_lowering:
+# mlir.wrap_with_memory_kind), an annotate_device_placement after the host call.
+
+
+def _host_compute(out_memory_spaces):
+    """compute_on(compute_type="device_host", out_memory_spaces=...) of the installed JAX."""
+    try:
+        from jax.experimental.compute_on import compute_on2 as compute_on  # JAX 0.10
+    except ImportError:
+        from jax.experimental.compute_on import compute_on  # JAX 0.11 and later
+    return compute_on(compute_type="device_host", out_memory_spaces=out_memory_spaces)
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=_HOST_EXECUTE_EVIDENCE + '; the results, declared host memory, are the '
+                  'pinned_host outputs and the operands of the device_put back.')
+def host_compute_adamw_out_host(hjax, platform):
+    """The AdamW moments on the host, their results declared host memory (JAX 0.11 API)."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+    space = jax.memory.Space
+
+    @_host_compute((space.Host, space.Host))
+    @jax.jit
+    def moments(mu, nu, g):
+        return 0.9 * mu + 0.1 * g, 0.999 * nu + 0.001 * g * g
+
+    def step(p, mu, nu, g):
+        mu, nu = moments(mu, nu, jax.device_put(g, host))
+        upd = jax.device_put(mu, dev) / (jnp.sqrt(jax.device_put(nu, dev)) + 1e-8)
+        return p - 1e-3 * upd, mu, nu
+    s = (256, 128)
+    jf = jax.jit(step, in_shardings=(dev, host, host, dev), out_shardings=(dev, host, host))
+    return _lower(hjax, platform, jf, _sds(jax, jnp, s, dev), _sds(jax, jnp, s, host),
+                  _sds(jax, jnp, s, host), _sds(jax, jnp, s, dev))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=_HOST_EXECUTE_EVIDENCE + '; out_memory_spaces=Device puts a MoveToDevice '
+                  'after the host call, so the device add reads a device value.')
+def host_compute_out_device(hjax, platform):
+    """A host region whose result is declared device memory and used on the device."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+
+    @_host_compute(jax.memory.Space.Device)
+    @jax.jit
+    def scaled(x):
+        return jnp.tanh(x) * 2.0
+
+    def f(x):
+        return scaled(jax.device_put(x, host)) + 1.0
+    jf = jax.jit(f, in_shardings=(dev,), out_shardings=dev)
+    return _lower(hjax, platform, jf, _sds(jax, jnp, (256, 128), dev))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=_HOST_EXECUTE_EVIDENCE + '; the host state is read and written inside '
+                  'the region, which the scan carries as a pinned_host value.')
+def host_compute_in_scan(hjax, platform):
+    """A scan whose body updates host-resident state with a host region each step."""
+    jax, jnp, dev = _env()
+    host = dev.with_memory_kind("pinned_host")
+
+    @_host_compute(jax.memory.Space.Host)
+    @jax.jit
+    def accumulate(acc, g):
+        return acc + g * g
+
+    def f(acc, gs):
+        def body(acc, g):
+            return accumulate(acc, jax.device_put(g, host)), None
+        acc, _ = jax.lax.scan(body, acc, gs)
+        return acc
+    jf = jax.jit(f, in_shardings=(host, dev), out_shardings=host)
+    return _lower(hjax, platform, jf, _sds(jax, jnp, (64, 128), host),
+                  _sds(jax, jnp, (8, 64, 128), dev))
+
+
 # --- weights streamed per layer ----------------------------------------------------------------
 
 def _streamed_mlp(jax, jnp, dev, transpose=False, put_transposed=False):
