@@ -14,6 +14,7 @@
 #include "passes/host_offload_legalize.h"
 #include "passes/host_offloading_prepare.h"
 #include "passes/host_offloader.h"
+#include "passes/offload_layout_assignment.h"
 #include "passes/sharding_remover.h"
 #include "passes/strip_memory_placement_annotations.h"
 #include "passes/tuple_simplifier.h"
@@ -105,6 +106,12 @@ const std::vector<PassInfo>& PassRegistry() {
          "a gather of one constant index vector becomes a dynamic-slice and a "
          "reshape (kEliminateSimpleGathers)",
          [](const PassContext& c) { return std::make_unique<GatherExpander>(c); }},
+        {"offload-layout-assignment",
+         "layout assignment of a MoveToHost whose users reshape it: the layout "
+         "that makes the reshapes bitcasts, on the MoveToHost and its operand",
+         [](const PassContext& c) {
+           return std::make_unique<OffloadLayoutAssignment>(c);
+         }},
         {"host-offloader",
          "track offloaded tensors, set host memory space, insert host/device "
          "copies and AllocateBuffers, remove the annotations",
@@ -151,7 +158,9 @@ const std::vector<absl::string_view>& XlaPipeline() {
       "algsimp-layout-insensitive",
       "tuple-simplifier",
       "dce",
-      // RunLayoutAssignmentPasses.
+      // RunLayoutAssignmentPasses: layout assignment (for the one case
+      // that changes what the offloader sees), then legalization.
+      "offload-layout-assignment",
       "host-offload-legalize",
       // OptimizeHloPostLayoutAssignment: the layout-sensitive simplifier
       // ("hlo normalization"), then the offloader.

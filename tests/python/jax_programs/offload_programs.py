@@ -90,19 +90,9 @@ def _sds(jax, jnp, shape, sharding=None, dtype=None):
 _LAYOUT_OUT_OF_REACH = (
     ". Modelling it needs XLA's layout assignment, which chooses every instruction's layout "
     "from the constraints of the whole module, per backend, together with the fusions that "
-    "follow; the tool takes the layouts the module states (the StableHLO import's), so this is "
-    "out of its reach for now")
-
-# The same layout gap seen by the GPU verifier (HO1012, --backend=gpu): with the
-# reshape into the stack converted into host compute, the stack's
-# dynamic-update-slice is host compute with a host update and a device result.
-_GPU_VERIFIER_AFTER_LAYOUT = (
-    "the layout gap of xfail_warning has a second effect on GPU: in the tool's module "
-    "the stack's dynamic-update-slice writes the host-compute reshape into a device "
-    "buffer, which XLA's GPU verifier refuses (HO1012, hlo_verifier.cc, "
-    "HostOffloadInstructionCanChangeMemorySpace), so the tool exits 1 where XLA, whose "
-    "layout assignment makes the reshape a bitcast, compiles the module" )
-
+    "follow; the tool takes the layouts the module states (the StableHLO import's) except for "
+    "a value moved to host and then reshaped (offload-layout-assignment), so this is out of "
+    "its reach for now")
 
 PROGRAMS: list[Program] = []
 
@@ -763,20 +753,10 @@ def remat_offload_dot_policy_mlp_bf16(hjax, platform):
              'HostOffloader::HandleDynamicUpdateSlices and '
              'SliceLeadsToMoveToDeviceCustomCall (host_offloader.cc) accept both: in both '
              "backends' before_host-offloader dumps the MoveToHost is followed by a bitcast "
-             '(layout assignment made the reshape into the stack one).'),
-         xfail_warning=("XLA's layout assignment (LayoutAssignment, xla/service/layout_assignment.cc "
-             "and xla/backends/gpu/transforms/layout_assignment.cc) and GEMM fusion "
-             "(xla/backends/gpu/transforms/gemm_fusion.cc) give the value moved to host the {1,0} "
-             "layout its reshape into the scan's stack needs: in XLA's before_host-offloader "
-             'dump the MoveToHost is followed by a bitcast into the dynamic-update-slice '
-             '(GPU `%custom-call.2 = f32[128,32]{1,0} custom-call(%bitcast.9), '
-             'custom_call_target="MoveToHost"` then `%bitcast.1 = f32[1,128,32]{2,1,0} '
-             "bitcast(%custom-call.2)`, the dot's reduce laid out {0,1} so that the "
-             "transpose is a bitcast on device); the tool's algsimp makes the transpose a "
-             'bitcast to a {0,1} layout before the MoveToHost, so the reshape after it is no '
-             'bitcast and the tool warns HO2001 on the reshape (broadcast_in_dim) and on the '
-             'dynamic-update-slice that writes it' + _LAYOUT_OUT_OF_REACH),
-         xfail={"cuda": _GPU_VERIFIER_AFTER_LAYOUT})
+             '(layout assignment made the reshape into the stack one).'
+             ' The tool models that choice (offload-layout-assignment, '
+             'src/passes/offload_layout_assignment.h): the MoveToHost and its operand get '
+             'the layout that makes the reshape into the stack a bitcast.'))
 def remat_offload_transposed_residual(hjax, platform):
     """The offloaded residual is `z.T`: it changes layout before it is offloaded."""
     jax, jnp, dev = _env()
@@ -1329,20 +1309,10 @@ def stream_weights_scan_grad_x(hjax, platform):
              "cotangent back to pinned_host, stacked by the backward scan's "
              'dynamic-update-slice into a pinned_host output: HandleDynamicUpdateSlices and '
              'an S(5) output (WalkDownHostMemoryOffloadPaths). In both before_host-offloader '
-             'dumps the MoveToHost is followed by a bitcast into the stack.'),
-         xfail_warning=("XLA's layout assignment (LayoutAssignment, xla/service/layout_assignment.cc "
-             "and xla/backends/gpu/transforms/layout_assignment.cc) and GEMM fusion "
-             "(xla/backends/gpu/transforms/gemm_fusion.cc) give the value moved to host the {1,0} "
-             "layout its reshape into the scan's stack needs: in XLA's before_host-offloader "
-             'dump the MoveToHost is followed by a bitcast into the dynamic-update-slice '
-             '(GPU `%custom-call.3 = f32[128,128]{1,0} custom-call(%gemm_fusion_dot), '
-             'custom_call_target="MoveToHost"` then `%bitcast.15 = f32[1,128,128]{2,1,0} '
-             'bitcast(%custom-call.3)`: the GEMM fusion computes the transposed product '
-             "itself); the tool's algsimp makes the transpose a bitcast to a {0,1} layout "
-             'before the MoveToHost, so the reshape after it is no bitcast and the tool '
-             'warns HO2001 on the reshape (broadcast_in_dim) and on the dynamic-update-slice '
-             'that writes it' + _LAYOUT_OUT_OF_REACH),
-         xfail={"cuda": _GPU_VERIFIER_AFTER_LAYOUT})
+             'dumps the MoveToHost is followed by a bitcast into the stack.'
+             ' The tool models that choice (offload-layout-assignment, '
+             'src/passes/offload_layout_assignment.h): the MoveToHost and its operand get '
+             'the layout that makes the reshape into the stack a bitcast.'))
 def stream_weights_scan_grad_weights(hjax, platform):
     """jax.grad with respect to the streamed (pinned_host) weights themselves."""
     jax, jnp, dev = _env()
