@@ -28,6 +28,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
@@ -695,6 +696,12 @@ class Parser {
   // Resolves what the body left pending and checks the computation;
   // `more` are its later parts read by other threads.
   absl::Status FinishBody(BodyState& body, absl::Span<BodyState* const> more);
+  // The get-tuple-element instructions of the body's compact operands, each
+  // placed before its first user and named as XLA names them (`x#i`
+  // sanitized: `x_i`); sets *made when it made any.
+  absl::Status MakeCompactGtes(
+      BodyState& body, absl::Span<BodyState* const> more,
+      absl::FunctionRef<Instruction*(absl::string_view)> lookup, bool* made);
   absl::Status ParseExecutionThread(Computation& comp);
   absl::Status ParseInstruction(Computation& comp);
   absl::Status ParseAttribute(Instruction& instr);
@@ -749,10 +756,22 @@ class Parser {
     const Shape* shape;
     size_t pos;
   };
+  // A compact get-tuple-element operand `%x#i#j` (XLA's compact_gte print
+  // option): the get-tuple-element instructions it stands for are made when
+  // the body is finished, as XLA's parser makes them (ParseOperands).
+  struct CompactGte {
+    Instruction* instr;
+    size_t index;
+    absl::string_view name;      // x
+    absl::string_view spelling;  // x#i#j, as written
+    std::vector<int64_t> indices;
+    size_t pos;
+  };
   struct BodyState {
     Computation* comp = nullptr;
     NameTable scope;
     std::vector<PendingOperand> pending_operands;
+    std::vector<CompactGte> compact_gtes;
     std::vector<PendingOperand> pending_control;
     std::vector<TypedOperand> typed_operands;
     bool needs_cycle_check = false;
@@ -1738,9 +1757,28 @@ absl::Status Parser::ParseInstruction(Computation& comp) {
                        "nested instructions as operands are not supported");
       }
       if (Next('#')) {
-        return Error(
-            "compact get-tuple-element operands ('%x#0') are not supported; "
-            "print the module without compact_gte");
+        CompactGte gte{instr, operand_scratch_.size(), *operand, {}, {},
+                       operand_pos};
+        while (Next('#')) {
+          ++pos_;
+          RETURN_IF_ERROR(SkipSpace());
+          size_t index_pos = pos_;
+          if (pos_ >= text_.size() || !Is(text_[pos_], kDigit)) {
+            return ErrorAt(index_pos, "expected a tuple index after '#'");
+          }
+          ASSIGN_OR_RETURN(int64_t index, ParseInt());
+          gte.indices.push_back(index);
+        }
+        gte.spelling = text_.substr(operand_pos, pos_ - operand_pos);
+        if (typed != nullptr) {
+          body_->typed_operands.push_back(
+              TypedOperand{instr, operand_scratch_.size(), typed, typed_pos});
+        }
+        body_->compact_gtes.push_back(std::move(gte));
+        operand_scratch_.push_back(nullptr);
+        if (Consume(',')) continue;
+        RETURN_IF_ERROR(Expect(')', "',' or ')' in the operand list"));
+        break;
       }
       Instruction* def = body_->scope.Find(*operand);
       if (typed != nullptr &&
@@ -1941,6 +1979,84 @@ absl::Status Parser::ParseBody(BodyState& body, size_t stop, bool* closed) {
   }
 }
 
+absl::Status Parser::MakeCompactGtes(
+    BodyState& body, absl::Span<BodyState* const> more,
+    absl::FunctionRef<Instruction*(absl::string_view)> lookup, bool* made) {
+  Computation* raw = body.comp;
+  // One instruction per spelling (`x#0` used twice is one get-tuple-element).
+  absl::flat_hash_map<std::string, Instruction*> by_spelling;
+  absl::flat_hash_set<std::string> names;
+  // The new instructions to print before each user.
+  absl::flat_hash_map<const Instruction*, std::vector<Instruction*>> before;
+  auto make = [&](const CompactGte& use) -> absl::Status {
+    Instruction* current = lookup(use.name);
+    if (current == nullptr) {
+      return ErrorAt(use.pos,
+                     absl::StrCat("instruction does not exist: ", use.name));
+    }
+    std::string spelling(use.name);
+    for (int64_t index : use.indices) {
+      const Shape& shape = current->shape();
+      if (!shape.IsTuple()) {
+        return ErrorAt(use.pos,
+                       absl::StrCat("GTE operand must be tuple, but has shape: ",
+                                    ShapeToString(shape)));
+      }
+      if (index < 0 || index >= static_cast<int64_t>(shape.tuple_shapes.size())) {
+        return ErrorAt(use.pos, absl::StrCat("GTE index ", index,
+                                             " out of bounds for shape: ",
+                                             ShapeToString(shape)));
+      }
+      absl::StrAppend(&spelling, "#", index);
+      auto [it, inserted] = by_spelling.try_emplace(spelling, nullptr);
+      if (inserted) {
+        Instruction* gte = new (module_->arena().Allocate(
+            sizeof(Instruction), alignof(Instruction))) Instruction();
+        std::string name = spelling;
+        std::replace(name.begin(), name.end(), '#', '_');
+        // Unique in the computation, as XLA's name uniquer makes it.
+        std::string unique = name;
+        for (int n = 1; lookup(unique) != nullptr || names.contains(unique); ++n) {
+          unique = absl::StrCat(name, ".", n);
+        }
+        names.insert(unique);
+        gte->SetName(module_->arena().CopyString(unique));
+        gte->SetShape(module_->InternShape(shape.tuple_shapes[index]),
+                      /*owned=*/false);
+        gte->opcode_ = HloOpcode::kGetTupleElement;
+        gte->parent_ = raw;
+        InstructionBuilder::SetTupleIndex(gte, index);
+        gte->offset_ = use.instr->offset_;
+        Instruction* operand[] = {current};
+        gte->operands_ = module_->arena().CopyArray(operand, 1);
+        gte->operand_count_ = 1;
+        before[use.instr].push_back(gte);
+        it->second = gte;
+      }
+      current = it->second;
+    }
+    use.instr->operands_[use.index] = current;
+    return absl::OkStatus();
+  };
+  for (const CompactGte& use : body.compact_gtes) RETURN_IF_ERROR(make(use));
+  for (BodyState* part : more) {
+    for (const CompactGte& use : part->compact_gtes) RETURN_IF_ERROR(make(use));
+  }
+  if (before.empty()) return absl::OkStatus();
+  std::vector<InstructionPtr> ordered;
+  ordered.reserve(raw->instructions_.size() + by_spelling.size());
+  for (InstructionPtr& owned : raw->instructions_) {
+    auto it = before.find(owned.get());
+    if (it != before.end()) {
+      for (Instruction* gte : it->second) ordered.push_back(InstructionPtr(gte));
+    }
+    ordered.push_back(std::move(owned));
+  }
+  raw->instructions_ = std::move(ordered);
+  *made = true;
+  return absl::OkStatus();
+}
+
 absl::Status Parser::FinishBody(BodyState& body,
                                 absl::Span<BodyState* const> more) {
   Computation* raw = body.comp;
@@ -2013,6 +2129,7 @@ absl::Status Parser::FinishBody(BodyState& body,
     needs_cycle_check |= !part->pending_operands.empty() ||
                          part->needs_cycle_check;
   }
+  RETURN_IF_ERROR(MakeCompactGtes(body, more, lookup, &resolved_any));
   if (resolved_any) {
     // Users in first-use order: rebuild them in text order.
     for (const auto& instr : raw->instructions_) instr->users_.clear();
