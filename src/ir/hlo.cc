@@ -347,6 +347,12 @@ void Instruction::set_metadata_from(const Instruction& other) {
   AppendAttribute(Attribute::Text(text, md->name.size(), AttrKind::kRaw));
 }
 
+void Instruction::set_diagnostic_metadata(const OpMetadata& metadata) {
+  Rare& r = rare();
+  r.metadata = std::make_unique<OpMetadata>(metadata);
+  r.metadata_set = true;
+}
+
 void Instruction::set_origin(const OpMetadata& metadata, SourceLoc loc,
                              absl::string_view origin_name) {
   Rare& r = rare();

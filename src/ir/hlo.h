@@ -259,6 +259,9 @@ class Instruction {
   void DropFrontendAttributes();
   // Copies the metadata (and its printed attribute) of `other`.
   void set_metadata_from(const Instruction& other);
+  // Sets the metadata that metadata() returns (what diagnostics read: op_name,
+  // source location) without changing the printed `metadata={...}`.
+  void set_diagnostic_metadata(const OpMetadata& metadata);
   // Records where this (pass-created) instruction comes from in the user's
   // program, for diagnostics only: the metadata is not printed.
   void set_origin(const OpMetadata& metadata, SourceLoc loc,

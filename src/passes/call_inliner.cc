@@ -6,7 +6,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "passes/hlo_dce.h"
 #include "passes/replace_instruction.h"
 
@@ -33,6 +35,40 @@ bool IsInlinedCall(const Instruction* instr,
 }
 
 namespace {
+
+// XLA's PropagateCallMetadata::PropagateMetadataToInstruction
+// (xla/hlo/transforms/propagate_call_metadata.cc), which XLA's CallInliner
+// applies to each copy: the call's op_name becomes the prefix of the copy's
+// (UpdateOpName: unless it starts with it already, or the two together
+// reach kMaxOpNameSize), and the call's stack frame becomes the parent of
+// the copy's (UpdateStackFrame); for a copy with no location of its own that
+// is the call's location. A copy with its own frame keeps it (its leaf
+// location is the same; the parent chain is not rebuilt). For diagnostics
+// only: the printed metadata stays the callee's.
+void PropagateCallMetadata(const Instruction& call, Instruction& copy) {
+  constexpr size_t kMaxOpNameSize = 1024;  // propagate_call_metadata.h
+  const OpMetadata& from = call.metadata();
+  OpMetadata md = copy.metadata();
+  bool changed = false;
+  absl::string_view prefix = absl::StripSuffix(from.op_name, "/");
+  absl::string_view name = absl::StripSuffix(absl::StripPrefix(md.op_name, "/"), "/");
+  if (!prefix.empty() && !absl::StartsWith(name, prefix) &&
+      prefix.size() + name.size() < kMaxOpNameSize) {
+    md.op_name = name.empty() ? std::string(prefix) : absl::StrCat(prefix, "/", name);
+    changed = true;
+  }
+  if (md.stack_frame_id == 0 && md.source_line == 0 && md.source_file.empty()) {
+    if (from.stack_frame_id != 0) {
+      md.stack_frame_id = from.stack_frame_id;
+      changed = true;
+    } else if (from.source_line != 0) {
+      md.source_file = from.source_file;
+      md.source_line = from.source_line;
+      changed = true;
+    }
+  }
+  if (changed) copy.set_diagnostic_metadata(md);
+}
 
 // Computations in XLA's CallGraph::VisitNodes order: from each computation
 // nobody calls (in module order), callees (in order of their first call
@@ -120,6 +156,7 @@ absl::Status Inline(Instruction* call, absl::string_view callee_name,
                                                 operands, instr->name());
     InstructionBuilder::CopyAttributes(*instr, clone);
     clone->set_input_from(*instr, callee_name);
+    PropagateCallMetadata(*call, *clone);
     for (Instruction* pred : instr->control_predecessors()) {
       copies.at(pred)->AddControlDependencyTo(clone);
     }

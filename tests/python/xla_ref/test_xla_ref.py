@@ -3,7 +3,9 @@
 The expected data under tests/xla-ref/<backend>-<version>/ comes from deviceless compiles
 with real XLA on this machine (scripts/xla_deviceless/gen_ref.py; docs/DEVICELESS.md):
 libtpu 0.0.42.1 for a v5e:2x2 topology and the CUDA 12 plugin 0.10.2 for an H100 target
-config, both with jax/jaxlib 0.10.2. Each program folder's result.json holds XLA's verdict:
+config, both with jax/jaxlib 0.10.2; and jax-0.11.2-cuda13-h200/ from a real GPU (an NVIDIA H200
+with JAX 0.11.2 and its CUDA 13 plugin: the reference kit's programs, compiled on the device,
+stored by scripts/xla_gpu/store_run.py). Each program folder's result.json holds XLA's verdict:
 it compiled, or it failed with XLA's error text (E1200 ...), plus XLA's host-compute
 warnings from its log. No package is needed at test time: the verdicts are stored.
 
@@ -23,6 +25,7 @@ reason in DISAGREEMENTS.
 The corpus cases are read from the shared corpus (skipped when it is absent); a case whose
 text no longer matches the sha256 recorded with XLA's verdict fails: regenerate the data.
 """
+import collections
 import hashlib
 import json
 import pathlib
@@ -43,17 +46,6 @@ NOT_OFFLOAD_VERDICT = re.compile(r"^(INTERNAL|NOT_FOUND|RESOURCE_EXHAUSTED|TIMEO
 
 # name (as in summary.txt) -> reason; the key "*" applies to every backend folder,
 # "<folder>:<name>" to one.
-_K_LAYOUT = (
-    "After call inlining the backward scan's offloaded gradient is still "
-    "transpose(dot) (layout {0,1}) -> MoveToHost -> reshape to f32[1,128,128] -> "
-    "dynamic-update-slice; XLA's layout assignment (LayoutAssignment, "
-    "xla/service/layout_assignment.cc) and GEMM fusion (xla/backends/gpu/transforms/"
-    "gemm_fusion.cc) make the dot write that "
-    "layout itself, so the reshape is a bitcast before the HostOffloader (the GPU compile's "
-    "before_host-offloader dump: gemm_fusion_dot.6 -> MoveToHost -> bitcast.9 -> dynamic-update-slice.9) and XLA "
-    "logs no host-compute warning; hlo-offload has no layout assignment, keeps the reshape and "
-    "flags it as HO2001; modelling layout assignment, which solves every instruction's "
-    "layout from the whole module per backend, is out of its reach")
 _NAME_S1 = (
     "XLA's HLO parser (jaxlib 0.10.2) reads `s1` / `u1` as the primitive types S1 / U1 "
     "(xla_data.proto) and rejects them as instruction names (\"expects name\"); "
@@ -64,7 +56,6 @@ _TPU_LAYOUT = (
     "and no host compute is needed; the GPU compile keeps the transpose and warns, as "
     "hlo-offload does")
 DISAGREEMENTS = {
-    "*:jax/k_param_offload_scan_grad": _K_LAYOUT,
     "*:xla/053-host-call-feeds-host-call": _NAME_S1,
     "*:xla/055-mth-in-loop-shared-broadcast": _NAME_S1,
     "*:xla/062-conditional-branches-offload": _NAME_S1,
@@ -129,7 +120,8 @@ def module_text(row, shared_dir):
 
 # The backend each folder's compiles are for (`--backend`): the GPU verifier's limits
 # (HO1012) and the host gather (HO3002) differ between them.
-BACKEND_OF_FOLDER = {"cuda12-plugin-0.10.2-h100_sxm": "gpu", "libtpu-0.0.42.1-v5e_2x2": "tpu"}
+BACKEND_OF_FOLDER = {"cuda12-plugin-0.10.2-h100_sxm": "gpu", "libtpu-0.0.42.1-v5e_2x2": "tpu",
+                     "jax-0.11.2-cuda13-h200": "gpu"}
 
 
 def hloff_check(hloff_bin, text, tmp_path, backend="any"):
@@ -288,6 +280,21 @@ def memory_spaces(text):
     return out
 
 
+def tuple_reads(text):
+    """{computation/instruction} of the get-tuple-element instructions of a module's text."""
+    out, comp = set(), ""
+    for line in text.splitlines():
+        m = INSTR_RE.match(line)
+        if m and not line.lstrip().startswith("HloModule"):
+            if " get-tuple-element(" in line:
+                out.add("%s/%s" % (comp, m.group(1)))
+            continue
+        c = COMP_RE.match(line)
+        if c and not line.lstrip().startswith("HloModule"):
+            comp = c.group(1)
+    return out
+
+
 def pass_params():
     """One param per module whose HostOffloader input XLA dumped (and that ran or gave E1200)."""
     out = []
@@ -331,13 +338,33 @@ def test_host_offloader_pass_matches_xla(row, before, after, verdict, hloff_bin)
     assert warned == (row.get("host_compute_warning_count", 0) > 0), (
         "XLA logged %d host-compute warning(s); hlo-offload HO2001: %s" % (
             row.get("host_compute_warning_count", 0), warned))
-    xla, ours = memory_spaces(after.read_text()), memory_spaces(proc.stdout)
-    common = sorted(set(xla) & set(ours))
+    # XLA's dumps as hlo-offload reads them: JAX 0.11's print compact get-tuple-element
+    # operands (`%x#0`), which the parser makes into get-tuple-element instructions.
+    def read(path):
+        fmt = subprocess.run([str(hloff_bin), "fmt", str(path)], capture_output=True,
+                             text=True, timeout=120)
+        assert fmt.returncode == 0, fmt.stderr[:300]
+        return fmt.stdout
+    xla, ours = memory_spaces(read(after)), memory_spaces(proc.stdout)
+    # The instructions of the pass's input are compared by name. The ones the pass makes
+    # (copies, AllocateBuffers) are compared as a multiset: their names come from the
+    # module's name uniquer, whose state XLA carries from every earlier pass (JAX 0.10.2's
+    # XLA named two new copies copy.2 and copy.3, JAX 0.11.2's copy.1 and copy.2).
+    given = set(memory_spaces(read(before)))
+    common = sorted(set(xla) & set(ours) & given)
     assert common, "no instruction in common between XLA's and hlo-offload's output"
     diff = ["%s: XLA %s, hlo-offload %s" % (k, xla[k], ours[k]) for k in common
             if xla[k] != ours[k]]
     assert not diff, "(S(5) leaves, host compute) differ on %d of %d instructions: %s" % (
         len(diff), len(common), "; ".join(diff[:6]))
+    # A get-tuple-element printed compactly (`%x#1`) has no name in the dump: when the
+    # pass makes it a root, XLA prints the name it had before, unknown to the reader.
+    gtes = {k for text in (read(after), proc.stdout) for k in tuple_reads(text)}
+    made = [collections.Counter(v for k, v in spaces.items()
+                                if k not in given and k not in gtes)
+            for spaces in (xla, ours)]
+    assert made[0] == made[1], "the new instructions differ: XLA %s, hlo-offload %s" % (
+        dict(made[0]), dict(made[1]))
 
 
 # ---- the stored verdicts still hold for the installed XLA (only where it is installed) ---
