@@ -7,12 +7,16 @@ an 8-device program on a one-device machine (for TPU); every device sharding nam
 `memory_kind="device"` (an AbstractMesh sharding without a memory kind does not move data
 to the device).
 
-XLA's verdict on each (program, mesh) is a deviceless compile with libtpu 0.0.42.1 (v5e:2x2
-for up to 4 partitions, v5e:2x4 for 8; scripts/xla_deviceless/gen_sharded.py), stored in
-tests/xla-ref/libtpu-0.0.42.1-sharded/<program>-<mesh>/result.json. Each program declares
-that verdict per mesh (`verdict`) and the opcodes XLA converts into host compute
-(`host_compute`, sorted), with the evidence; test_sharded_suite.py requires the declaration
-to be the stored result and compares hlo-offload's check of the same program with it.
+XLA's verdict on each (program, mesh) is a deviceless compile for each backend of `BACKENDS`
+(scripts/xla_deviceless/gen_sharded.py, the program lowered for that platform): libtpu
+0.0.42.1 (v5e:2x2 for up to 4 partitions, v5e:2x4 for 8), stored in
+tests/xla-ref/libtpu-0.0.42.1-sharded/<program>-<mesh>/result.json, and jax-cuda12-plugin
+0.10.2 (1x1xN GPUs of XLA's H100 target config), stored in
+tests/xla-ref/cuda12-plugin-0.10.2-sharded/. Each program declares that verdict per mesh
+(`verdict`) and the opcodes XLA converts into host compute (`host_compute`, sorted), with the
+evidence, for TPU, and what differs on GPU (`gpu=`); test_sharded_suite.py requires the
+declarations to be the stored results and compares hlo-offload's check of the same program,
+lowered for the same platform, with them.
 
 Keep every line a program's instructions come from inside its own function: the stored
 source lines are compared as (function, line within it), so edits elsewhere in this file
@@ -48,18 +52,24 @@ def mesh_devices(mesh_name):
     return n
 
 
+# XLA's backends the suite is compiled for; each case is lowered for the platform of the
+# same name and checked by hlo-offload for it (tpu: backend tpu, cuda: backend gpu).
+BACKENDS = ("tpu", "cuda")
+
+
 @dataclasses.dataclass
 class ShardedProgram:
     """One program over several meshes, with XLA's verdict on each and the evidence.
 
-    verdict / host_compute: per mesh name, XLA's verdict (CLEAN, E1200, REFUSED) and the
-    sorted opcodes of the instructions XLA converts into host compute (its HostOffloader's
-    "Found an instruction ... which does device compute in host memory space" warnings).
-    evidence: "Deviceless compile: ..." then the reading of XLA's source.
-    differences: {mesh: (reason, xla_only, ours_only)} where hlo-offload's host-compute
-    warnings differ from XLA's: the reason (naming XLA's file and function; the comparisons
-    of that case are strict xfails) and the opcodes only XLA converts and only hlo-offload
-    warns about (required exactly).
+    Every field but name, build and meshes is a dict by backend ("tpu", "cuda"):
+    verdict / host_compute: {backend: {mesh: ...}}, XLA's verdict (CLEAN, E1200, REFUSED) and
+    the sorted opcodes of the instructions XLA converts into host compute (its
+    HostOffloader's "Found an instruction ... which does device compute in host memory
+    space" warnings). evidence: {backend: "Deviceless compile: ..." then the reading of XLA's
+    source}. differences: {backend: {mesh: (reason, xla_only, ours_only)}} where
+    hlo-offload's host-compute warnings differ from XLA's: the reason (naming XLA's file and
+    function; the comparisons of that case are strict xfails) and the opcodes only XLA
+    converts and only hlo-offload warns about (required exactly).
     """
 
     name: str
@@ -67,24 +77,48 @@ class ShardedProgram:
     meshes: tuple
     verdict: dict
     host_compute: dict
-    evidence: str
-    differences: dict = dataclasses.field(default_factory=dict)
+    evidence: dict
+    differences: dict
+
+    def lower_input(self, mesh, platform="tpu"):
+        """build(mesh) for `platform`: a program that lowers itself (StableHLO text) takes
+        the platform; a jitted function is lowered for it by whoever checks it."""
+        import inspect
+        if "platform" in inspect.signature(self.build).parameters:
+            return self.build(mesh, platform=platform)
+        return self.build(mesh)
 
 
 PROGRAMS: list[ShardedProgram] = []
 
 
-def program(meshes, verdict=None, host_compute=(), evidence="", differences=None):
-    """Registers a program. verdict and host_compute: one value for every mesh, or a dict
-    by mesh."""
+def program(meshes, verdict=None, host_compute=(), evidence="", differences=None, gpu=None):
+    """Registers a program. verdict, host_compute, evidence and differences are TPU's;
+    verdict and host_compute: one value for every mesh, or a dict by mesh.
+
+    gpu: what differs on GPU (the CUDA plugin's compile), a dict with any of verdict,
+    host_compute, evidence and differences: verdict, host_compute and evidence default to
+    TPU's (the same result, the same reading of XLA's code), differences to none (TPU's
+    come from libtpu's own passes)."""
     def per_mesh(v):
         return dict(v) if isinstance(v, dict) else {m: v for m in meshes}
 
+    def opcodes(v):
+        return {m: tuple(sorted(ops)) for m, ops in per_mesh(v).items()}
+    gpu = dict(gpu or {})
+    unknown = set(gpu) - {"verdict", "host_compute", "evidence", "differences"}
+    assert not unknown, unknown
+
     def deco(fn):
         PROGRAMS.append(ShardedProgram(
-            name=fn.__name__, build=fn, meshes=tuple(meshes), verdict=per_mesh(verdict),
-            host_compute={m: tuple(sorted(v)) for m, v in per_mesh(host_compute).items()},
-            evidence=evidence, differences=dict(differences or {})))
+            name=fn.__name__, build=fn, meshes=tuple(meshes),
+            verdict={"tpu": per_mesh(verdict),
+                     "cuda": per_mesh(gpu.get("verdict", verdict))},
+            host_compute={"tpu": opcodes(host_compute),
+                          "cuda": opcodes(gpu.get("host_compute", host_compute))},
+            evidence={"tpu": evidence, "cuda": gpu.get("evidence", evidence)},
+            differences={"tpu": dict(differences or {}),
+                         "cuda": dict(gpu.get("differences") or {})}))
         return fn
     return deco
 
@@ -181,6 +215,40 @@ _MOVE_TO_DEVICE_RESHARD = (
     "model libtpu's partitioner (it is not public)", (), ("all-gather", "all-gather"))
 
 
+# What XLA's GPU compiler does differently (jax-cuda12-plugin 0.10.2, XLA at jaxlib 0.10.2's
+# commit).
+_GPU_PARTITIONER = (
+    "XLA's GPU compiler partitions with XLA's own SPMD partitioner "
+    "(xla/service/gpu/gpu_spmd_pipeline.cc, AddSPMDPasses: ShardyXLA, then "
+    "StatefulRngSpmdPartitioner), the one jaxlib's CPU compiler runs for hlo-offload")
+
+_GPU_NO_PIPELINER = (
+    "; no iteration is peeled out of the loop: the GPU compiler adds the all-gather "
+    "CollectivePipeliner only with xla_gpu_enable_pipelined_all_gather, false by default "
+    "(xla/debug_options_flags.cc), or at a higher optimization effort "
+    "(xla/service/gpu/gpu_compiler.cc, IsPassEnabledAtOptimizationEffort)")
+
+# On a 2-D mesh the layer's all-gather over tp changes its layout.
+_GPU_LAYOUT_TRANSPOSES = (
+    "XLA's GPU compiler assigns layouts before its HostOffloader "
+    "(xla/service/gpu/gpu_compiler.cc: RunLayoutAssignmentPasses, "
+    "RunLayoutNormalizationPasses, then OptimizeHloPostLayoutAssignment adds the "
+    "HostOffloader after LayoutNormalization): GpuLayoutAssignment::AddBackendConstraints "
+    "(xla/backends/gpu/transforms/layout_assignment.cc) makes an all-gather's gathered "
+    "dimension the most major, so the all-gather over tp (the layer's second dimension) gets "
+    "layout {0,1}, which layout assignment carries back to the host dynamic-slice and the "
+    "loop's stacked weights: it copies the pinned_host parameter into that layout before "
+    "the loop and copies back to {1,0} between the two all-gathers. HostOffloadLegalize "
+    "leaves both copies (the module after layout assignment still has them when layout "
+    "normalization runs), LayoutNormalizationVisitor::HandleCopy "
+    "(xla/service/layout_normalization.cc) rewrites each into a transpose, and the "
+    "HostOffloader converts the two transposes into host compute. hlo-offload does not run "
+    "layout assignment (its modules keep their default layouts): it warns on the "
+    "all-gathers and the dynamic-slice only")
+
+_GPU_STREAM_HC = ("all-gather", "dynamic-slice")
+
+
 # --- parameter streaming: stacked weights in pinned_host, one layer per scan step -----------
 
 @program(FSDP + ("fsdp2_tp2", "fsdp4_tp2"), verdict=CLEAN,
@@ -197,7 +265,24 @@ _MOVE_TO_DEVICE_RESHARD = (
                   "WalkDownHostMemoryOffloadPaths converts what is not allowed on a host path.",
          differences=dict(_peeled(("fsdp2", "fsdp4", "fsdp8")),
                           **{m: (PEELED + _PER_DIM_GATHER, ("slice",), ())
-                             for m in ("fsdp2_tp2", "fsdp4_tp2")}))
+                             for m in ("fsdp2_tp2", "fsdp4_tp2")}),
+         gpu=dict(
+             host_compute={"fsdp1": (), "fsdp2": _GPU_STREAM_HC, "fsdp4": _GPU_STREAM_HC,
+                           "fsdp8": _GPU_STREAM_HC,
+                           "fsdp2_tp2": _GPU_STREAM_HC + ("all-gather", "transpose",
+                                                          "transpose"),
+                           "fsdp4_tp2": _GPU_STREAM_HC + ("all-gather", "transpose",
+                                                          "transpose")},
+             evidence="Deviceless compile: compiled on every mesh. One device: no "
+                      "host-compute warning. Several: XLA converts the loop's dynamic-slice "
+                      "and all-gather into host compute; on the 2-D meshes two all-gathers "
+                      "(one per sharded dimension) and two transposes. Source reading: "
+                      + _GPU_PARTITIONER + ", which gathers the layer between the host "
+                      "dynamic-slice and the MoveToDevice, one all-gather per sharded "
+                      "dimension (SpmdPartitioner::AllGatherShards)" + _GPU_NO_PIPELINER +
+                      ". The transposes: " + _GPU_LAYOUT_TRANSPOSES + ".",
+             differences={m: (_GPU_LAYOUT_TRANSPOSES, ("transpose", "transpose"), ())
+                          for m in ("fsdp2_tp2", "fsdp4_tp2")}))
 def stream_layers_replicated(mesh_name):
     """The layer is moved to the device replicated: the SPMD partitioner all-gathers it
     between the host dynamic-slice and the MoveToDevice."""
@@ -241,7 +326,14 @@ def stream_layers_sharded(mesh_name):
                   "all-gather of the loop and of its peeled first iteration (slice) into "
                   "host compute. Source reading: the all-gather over fsdp sits between the "
                   "host dynamic-slice and the MoveToDevice, as in stream_layers_replicated.",
-         differences=_peeled(("fsdp2_tp2", "fsdp4_tp2")))
+         differences=_peeled(("fsdp2_tp2", "fsdp4_tp2")),
+         gpu=dict(host_compute=_GPU_STREAM_HC,
+                  evidence="Deviceless compile: compiled; XLA converts the loop's "
+                           "dynamic-slice and all-gather into host compute. Source "
+                           "reading: " + _GPU_PARTITIONER + "; the all-gather over fsdp "
+                           "sits between the host dynamic-slice and the MoveToDevice" +
+                           _GPU_NO_PIPELINER + ". The layer's gathered dimension is its "
+                           "first, already the most major: no layout change, no transpose."))
 def stream_layers_tp(mesh_name):
     """2-D mesh: the weights are in host memory sharded over fsdp and tp, the layer moves
     to the device sharded over tp only (an all-gather over fsdp on the host path)."""
@@ -353,7 +445,18 @@ def adamw_host_state(mesh_name):
                   "fsdp sharding, propagated by shardy-xla); before the HostOffloader the "
                   "parameter feeds the MoveToDevice directly. Source reading: nothing is "
                   "left on the host path.",
-         differences={m: _MOVE_TO_DEVICE_RESHARD for m in ("fsdp2", "fsdp8")})
+         differences={m: _MOVE_TO_DEVICE_RESHARD for m in ("fsdp2", "fsdp8")},
+         gpu=dict(
+             host_compute={"fsdp1": (), "fsdp2": ("all-gather", "all-gather"),
+                           "fsdp8": ("all-gather", "all-gather")},
+             evidence="Deviceless compile: compiled on every mesh; with several devices "
+                      "XLA converts the all-gathers of the two host moments into host "
+                      "compute. Source reading: " + _GPU_PARTITIONER + ", which gives a "
+                      "MoveToDevice its operand's sharding (xla/service/spmd/"
+                      "custom_call_handler.cc, SpmdPartitioningVisitor::HandleCustomCall): "
+                      "after spmd-partitioning each sharded host parameter is all-gathered "
+                      "and copied (the device_put) before its MoveToDevice, and "
+                      "WalkDownHostMemoryOffloadPaths converts the all-gather."))
 def adamw_host_state_replicated_update(mesh_name):
     """AdamW moments in pinned_host sharded over fsdp, moved to the device replicated (the
     parameters and gradients are replicated): the partitioner all-gathers them between the
@@ -396,7 +499,7 @@ def scan_stack_host_output(mesh_name):
                   "0), and the MoveToHost's path reaches it once the FuncResultSharding "
                   "custom-call is gone (ShardingRemover with one partition, Shardy's import "
                   "with several); WalkDownHostMemoryOffloadPaths returns the error.")
-def e1200_func_result_sharding(mesh_name):
+def e1200_func_result_sharding(mesh_name, platform="tpu"):
     """The optimizer state is put in pinned host memory while the result's memory kind says
     device: the StableHLO as XLA receives it when a module produced elsewhere says
     "device" (JAX 0.10.2 writes "pinned_host" there, so the text is edited). The state
@@ -409,7 +512,7 @@ def e1200_func_result_sharding(mesh_name):
         return w - 0.1 * mu, jax.device_put(mu, h)
     f = jax.jit(step, in_shardings=(d, h, d), out_shardings=(d, h))
     s = _sds(jax, jnp, (256, 128))
-    text = f.trace(s, s, s).lower(lowering_platforms=("tpu",)).as_text(debug_info=True)
+    text = f.trace(s, s, s).lower(lowering_platforms=(platform,)).as_text(debug_info=True)
     pat = re.compile(r'(jax\.result_info = "result\[1\]"(?:, [^,}]*)*?, '
                      r'mhlo\.memory_kind = )"pinned_host"')
     text, n = pat.subn(r'\1"device"', text)

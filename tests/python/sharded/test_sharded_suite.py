@@ -1,16 +1,19 @@
 """The sharded program suite: hlo-offload against XLA's stored verdicts on meshes of 1-8 devices.
 
-Each case is a program of sharded_programs.py on one mesh. XLA's result is a deviceless
-compile with libtpu 0.0.42.1 (v5e:2x2 up to 4 partitions, v5e:2x4 for 8), stored by
-scripts/xla_deviceless/gen_sharded.py in tests/xla-ref/libtpu-0.0.42.1-sharded/<case>/
-result.json. The tests require
+Each case is a program of sharded_programs.py on one mesh, for one backend of
+sharded_programs.BACKENDS. XLA's result is a deviceless compile of the program lowered for
+that platform, stored by scripts/xla_deviceless/gen_sharded.py: libtpu 0.0.42.1 (v5e:2x2 up
+to 4 partitions, v5e:2x4 for 8) in tests/xla-ref/libtpu-0.0.42.1-sharded/<case>/result.json,
+jax-cuda12-plugin 0.10.2 (1x1xN GPUs of XLA's H100 target config) in
+tests/xla-ref/cuda12-plugin-0.10.2-sharded/. The tests require, for each backend,
 
 - the declared verdict and host-compute opcodes to be the stored ones (no jax needed);
-- hlo-offload's static check of the same program (for several partitions: the module XLA's
-  SPMD partitioner gives, docs/SHARDED.md) to give XLA's verdict, to warn HO2001 on the same
-  set of (opcode, source line) as XLA's HostOffloader converts into host compute, and on
-  as many instructions of each (the differences are strict xfails naming XLA's code);
-- with libtpu's compile-only client installed, a few cases compiled again to give the
+- hlo-offload's static check of the same program lowered for the same platform (tpu:
+  backend tpu, cuda: backend gpu; for several partitions the module XLA's SPMD partitioner
+  gives, docs/SHARDED.md) to give XLA's verdict, to warn HO2001 on the same set of (opcode,
+  source line) as XLA's HostOffloader converts into host compute, and on as many
+  instructions of each (the differences are strict xfails naming XLA's code);
+- with the backend's compile-only client installed, a few cases compiled again to give the
   stored result.
 
 Source lines are compared as (function, line within it) of sharded_programs.py
@@ -26,22 +29,34 @@ import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parents[2]
-REF = REPO / "tests" / "xla-ref" / "libtpu-0.0.42.1-sharded"
+REFS = {"tpu": REPO / "tests" / "xla-ref" / "libtpu-0.0.42.1-sharded",
+        "cuda": REPO / "tests" / "xla-ref" / "cuda12-plugin-0.10.2-sharded"}
 sys.path.insert(0, str(HERE))
 import sharded_programs as sp  # noqa: E402
-from sharded_programs import CLEAN, E1200, REFUSED  # noqa: E402
+from sharded_programs import BACKENDS, CLEAN, E1200, REFUSED  # noqa: E402
 
-CASES = sp.cases()
+CASES = [(prog, mesh, backend) for backend in BACKENDS for prog, mesh in sp.cases()]
+# What each backend's stored result says it compiled for.
+PLUGINS = {"tpu": "libtpu 0.0.42.1", "cuda": "jax-cuda12-plugin 0.10.2"}
 
 
-def case_id(case):
-    prog, mesh = case
+def topology(backend, n):
+    return ("v5e:2x2" if n <= 4 else "v5e:2x4") if backend == "tpu" else "h100_sxm"
+
+
+def folder(prog, mesh):
+    """The case's folder name in a backend's stored results: <program>-<mesh>."""
     return "%s-%s" % (prog.name, mesh)
 
 
-def stored(prog, mesh):
+def case_id(case):
+    prog, mesh, backend = case
+    return "%s-%s-%s" % (prog.name, mesh, backend)
+
+
+def stored(prog, mesh, backend):
     """XLA's stored result.json of one case."""
-    return json.loads((REF / case_id((prog, mesh)) / "result.json").read_text())
+    return json.loads((REFS[backend] / folder(prog, mesh) / "result.json").read_text())
 
 
 def xla_verdict(row):
@@ -62,35 +77,39 @@ def xla_host_compute(row):
     return collections.Counter((h["opcode"], h["where"]) for h in row["host_compute"])
 
 
-def test_every_case_has_a_stored_result():
-    ids = {case_id(c) for c in CASES}
-    stored_ids = {p.name for p in REF.iterdir() if p.is_dir()}
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_every_case_has_a_stored_result(backend):
+    ids = {folder(p, m) for p, m in sp.cases()}
+    stored_ids = {p.name for p in REFS[backend].iterdir() if p.is_dir()}
     assert stored_ids == ids, sorted(stored_ids ^ ids)
 
 
-def test_the_suite_covers_the_meshes():
-    meshes = {m for _, m in CASES}
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_suite_covers_the_meshes(backend):
+    meshes = {m for _, m in sp.cases()}
     assert meshes == set(sp.MESHES), sorted(set(sp.MESHES) ^ meshes)
-    verdicts = collections.Counter(p.verdict[m] for p, m in CASES)
+    verdicts = collections.Counter(p.verdict[backend][m] for p, m in sp.cases())
     assert verdicts[CLEAN] and verdicts[E1200], verdicts
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_declared_verdict_is_xlas(case):
-    prog, mesh = case
-    row = stored(prog, mesh)
+    prog, mesh, backend = case
+    row = stored(prog, mesh, backend)
     n = sp.mesh_devices(mesh)
-    assert (row["program"], row["mesh"], row["num_partitions"]) == (prog.name, mesh, n)
-    assert row["topology"] == ("v5e:2x2" if n <= 4 else "v5e:2x4"), row["topology"]
-    assert row["plugin"] == "libtpu 0.0.42.1", row["plugin"]
-    assert xla_verdict(row) == prog.verdict[mesh], row["error"]
+    assert (row["program"], row["mesh"], row["num_partitions"], row["backend"]) == \
+        (prog.name, mesh, n, backend)
+    assert row["topology"] == topology(backend, n), row["topology"]
+    assert row["plugin"] == PLUGINS[backend], row["plugin"]
+    assert xla_verdict(row) == prog.verdict[backend][mesh], row["error"]
     assert tuple(sorted(h["opcode"] for h in row["host_compute"])) == \
-        prog.host_compute[mesh], row["host_compute"]
+        prog.host_compute[backend][mesh], row["host_compute"]
     # every converted instruction comes from a line of the program or of a helper it calls
     assert all(h["where"] and (h["where"].startswith(prog.name + ":") or
                                h["where"].startswith("_"))
                for h in row["host_compute"]), row["host_compute"]
-    assert prog.evidence.startswith("Deviceless compile: "), prog.evidence[:80]
+    assert prog.evidence[backend].startswith("Deviceless compile: "), \
+        prog.evidence[backend][:80]
 
 
 # --- hlo-offload's static check of each case ---------------------------------------------------
@@ -98,15 +117,17 @@ def test_declared_verdict_is_xlas(case):
 _CHECKED = {}
 
 
-def ours(prog, mesh):
-    """hlo-offload's check of one case (once per test session)."""
-    key = case_id((prog, mesh))
+def ours(prog, mesh, backend):
+    """hlo-offload's check of one case, the program lowered for the backend's platform
+    (once per test session)."""
+    key = case_id((prog, mesh, backend))
     if key not in _CHECKED:
         pytest.importorskip("jax", reason="the programs are JAX programs")
         import hlo_offload
-        built = prog.build(mesh)
-        _CHECKED[key] = hlo_offload.check(built) if isinstance(built, str) else \
-            hlo_offload.check(built[0], *built[1])
+        built = prog.lower_input(mesh, backend)
+        _CHECKED[key] = hlo_offload.check(built, platform=backend) \
+            if isinstance(built, str) else \
+            hlo_offload.check(built[0], *built[1], platform=backend)
     return _CHECKED[key]
 
 
@@ -134,8 +155,8 @@ def our_host_compute(result):
     return collections.Counter(seen.values())
 
 
-def _diff_marks(prog, mesh):
-    diff = prog.differences.get(mesh)
+def _diff_marks(prog, mesh, backend):
+    diff = prog.differences[backend].get(mesh)
     return [pytest.mark.xfail(strict=True, reason=diff[0])] if diff else []
 
 
@@ -144,59 +165,69 @@ DIFF_CASES = [pytest.param(c, marks=_diff_marks(*c), id=case_id(c)) for c in CAS
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_verdict_agrees_with_xla(case):
-    prog, mesh = case
-    result = ours(prog, mesh)
+    prog, mesh, backend = case
+    result = ours(prog, mesh, backend)
     n = sp.mesh_devices(mesh)
     if n > 1:  # the module checked is the partitioned one
         assert any("%d partitions: checked as XLA's SPMD partitioner gives it" % n in note
                    for note in result.notes), result.notes
-    assert our_verdict(result) == xla_verdict(stored(prog, mesh)), str(result)
+    assert our_verdict(result) == xla_verdict(stored(prog, mesh, backend)), str(result)
 
 
 @pytest.mark.parametrize("case", DIFF_CASES)
 def test_host_compute_lines_agree_with_xla(case):
-    prog, mesh = case
-    assert set(our_host_compute(ours(prog, mesh))) == \
-        set(xla_host_compute(stored(prog, mesh)))
+    prog, mesh, backend = case
+    assert set(our_host_compute(ours(prog, mesh, backend))) == \
+        set(xla_host_compute(stored(prog, mesh, backend)))
 
 
 @pytest.mark.parametrize("case", DIFF_CASES)
 def test_host_compute_counts_agree_with_xla(case):
-    prog, mesh = case
-    assert our_host_compute(ours(prog, mesh)) == xla_host_compute(stored(prog, mesh))
+    prog, mesh, backend = case
+    assert our_host_compute(ours(prog, mesh, backend)) == \
+        xla_host_compute(stored(prog, mesh, backend))
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c[1] in c[0].differences],
+@pytest.mark.parametrize("case", [c for c in CASES if c[1] in c[0].differences[c[2]]],
                          ids=case_id)
 def test_each_difference_is_the_declared_one(case):
     """Where the host-compute warnings differ, they differ exactly as declared: the
     opcodes only XLA converts and only hlo-offload warns about, on the program's lines."""
-    prog, mesh = case
-    _, xla_only, ours_only = prog.differences[mesh]
-    xla, mine = xla_host_compute(stored(prog, mesh)), our_host_compute(ours(prog, mesh))
+    prog, mesh, backend = case
+    _, xla_only, ours_only = prog.differences[backend][mesh]
+    xla = xla_host_compute(stored(prog, mesh, backend))
+    mine = our_host_compute(ours(prog, mesh, backend))
     assert sorted(op for op, _ in (xla - mine).elements()) == sorted(xla_only)
     assert sorted(op for op, _ in (mine - xla).elements()) == sorted(ours_only)
     assert all(where for _, where in (xla | mine)), (xla, mine)
 
 
-# --- XLA itself, where libtpu's compile-only client is installed --------------------------------
+# --- XLA itself, where the backend's compile-only client is installed --------------------------
 
-LIVE = ("stream_layers_replicated-fsdp8", "host_reduction-fsdp4",
-        "e1200_func_result_sharding-fsdp2", "adamw_host_state-fsdp1")
+LIVE = ("stream_layers_replicated-fsdp8-tpu", "host_reduction-fsdp4-tpu",
+        "e1200_func_result_sharding-fsdp2-tpu", "adamw_host_state-fsdp1-tpu",
+        "stream_layers_replicated-fsdp2_tp2-cuda",
+        "adamw_host_state_replicated_update-fsdp2-cuda",
+        "e1200_func_result_sharding-fsdp2-cuda")
 
 
 @pytest.mark.parametrize("name", LIVE)
 def test_live_compile_gives_the_stored_result(name):
     pytest.importorskip("jax", reason="compiling the programs needs jax")
     from hlo_offload import _xla
-    if not _xla.installed("tpu"):
-        pytest.skip("XLA's tpu compile-only client is not installed: hlo-offload "
-                    "install-xla tpu")
+    prog, mesh, backend = next(c for c in CASES if case_id(c) == name)
+    if not _xla.installed(backend):
+        pytest.skip("XLA's %s compile-only client is not installed: hlo-offload "
+                    "install-xla %s" % (backend, backend))
+    if backend == "cuda":
+        try:
+            _xla.read_target_config(_xla.DEFAULT_TOPOLOGY["cuda"])
+        except _xla.XlaUnavailable as e:
+            pytest.skip(str(e))
     sys.path.insert(0, str(REPO / "scripts" / "xla_deviceless"))
     import gen_sharded
-    prog, mesh = next(c for c in CASES if case_id(c) == name)
-    live, row = gen_sharded.xla_result(prog, mesh), stored(prog, mesh)
-    keys = ("ok", "status", "code", "error", "topology", "num_partitions")
+    live, row = gen_sharded.xla_result(prog, mesh, backend), stored(prog, mesh, backend)
+    keys = ("ok", "status", "code", "error", "topology", "num_partitions", "backend")
     assert {k: live[k] for k in keys} == {k: row[k] for k in keys}
 
     def ops(r):
