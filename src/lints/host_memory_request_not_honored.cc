@@ -192,11 +192,14 @@ class HostMemoryRequestNotHonored : public LintChecker {
     out.push_back(std::move(d));
   }
 
-  // A move to device of an entry parameter whose layout is device memory.
+  // A move to device of an entry parameter whose layout is device memory
+  // (neither pinned nor unpinned host memory).
   static void ToDevice(const Instruction* instr, LintContext& context) {
     const Instruction* operand = instr->operand(0);
-    if (operand->opcode() != HloOpcode::kParameter || !context.in_entry() ||
-        HasHostLeaf(context.layout().parameters[operand->parameter_number()])) {
+    if (operand->opcode() != HloOpcode::kParameter || !context.in_entry()) return;
+    const Shape& param = context.layout().parameters[operand->parameter_number()];
+    if (HasHostLeaf(param) ||
+        shape_util::AnyArrayLeafInMemorySpace(param, kUnpinnedHostMemorySpace)) {
       return;
     }
     context.out().push_back(MakeDiagnostic(

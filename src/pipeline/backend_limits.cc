@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "analysis/offload_utils.h"
 #include "ir/shape.h"
 #include "text/printer.h"
 
@@ -124,5 +125,64 @@ void CheckBackendLimits(const Module& module, TargetBackend backend,
     }
   }
 }
+
+// A GPU device's memories: XLA's GPU client attaches device (HBM) and
+// pinned_host memory only (StreamExecutorGpuClient's constructor,
+// xla/pjrt/gpu/se_gpu_pjrt_client.cc), so an entry parameter or result in
+// unpinned host memory (S(6)) has nowhere to live (HO1014).
+void CheckBackendInput(const Module& module, TargetBackend backend,
+                       std::vector<Diagnostic>& out) {
+  // Unpinned host memory is a TPU's (and a CPU's): a module that uses it was
+  // made for one of those unless the caller says GPU, so `any` says nothing.
+  if (backend != TargetBackend::kGpu) return;
+  const EntryComputationLayout& layout = module.entry_computation_layout();
+  const Computation* entry = module.entry();
+  if (entry == nullptr) return;
+  auto report = [&](const Instruction* at, std::string what) {
+    Diagnostic d = MakeDiagnostic(
+        DiagCode::kHO1014,
+        absl::StrCat(what, " unpinned host memory (S(6), memory_kind="
+                     "\"unpinned_host\"), which a GPU device does not have: it "
+                     "has device and pinned_host memory"),
+        at);
+    d.notes.push_back(Note{
+        "JAX refuses it on a GPU before XLA compiles anything: \"Could not find "
+        "memory addressable by device NVIDIA H200. Device NVIDIA H200 can "
+        "address the following memory kinds: device, pinned_host. Got memory "
+        "kind: unpinned_host\" (JAX 0.11.2 on an H200); use "
+        "memory_kind=\"pinned_host\" for host memory on a GPU",
+        {}});
+    out.push_back(std::move(d));
+  };
+  auto unpinned = [](const Shape& shape) {
+    bool found = false;
+    ShapeIndex index;
+    shape_util::ForEachSubshape(shape, [&](const Shape& leaf, const ShapeIndex&) {
+      found |= leaf.IsArray() && leaf.memory_space() == kUnpinnedHostMemorySpace;
+    }, index);
+    return found;
+  };
+  const auto& params = entry->parameters();
+  for (size_t i = 0; i < layout.parameters.size() && i < params.size(); ++i) {
+    if (unpinned(layout.parameters[i])) {
+      report(params[i], absl::StrCat("entry parameter ", i, " \"",
+                                     params[i]->name(), "\" is in"));
+    }
+  }
+  if (unpinned(layout.result)) {
+    report(entry->root(), "the entry computation's result is in");
+  }
+  // A jax.device_put to unpinned_host inside the program.
+  for (const auto& computation : module.computations()) {
+    for (const Instruction* instr : computation->instructions()) {
+      if (!instr->IsCustomCall(kDevicePlacementTarget)) continue;
+      auto kind = instr->GetFrontendAttribute(kBufferPlacementAttr);
+      if (kind && *kind == "unpinned_host") {
+        report(instr, absl::StrCat("\"", instr->name(), "\" moves its operand to"));
+      }
+    }
+  }
+}
+
 
 }  // namespace hloff

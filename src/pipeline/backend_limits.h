@@ -25,9 +25,21 @@ namespace hloff {
 // `dynamic-slice-start`): one that slices more than one dimension (slice size
 // below the operand's dimension) is UNIMPLEMENTED. HO1013, an error for kTpu,
 // a warning naming the TPU for kAny, nothing for kGpu (the CUDA plugin
-// compiles it). Appends to `out`; linear in the module.
+// compiles it).
+// Appends to `out`; linear in the module.
 void CheckBackendLimits(const Module& module, TargetBackend backend,
                         std::vector<Diagnostic>& out);
+
+// What a backend refuses in the module as given, before the passes: a GPU
+// device has no unpinned host memory (XLA's StreamExecutorGpuClient attaches
+// device and pinned_host memory only, xla/pjrt/gpu/se_gpu_pjrt_client.cc;
+// JAX 0.11.2 on an H200 refuses the memory kind before XLA compiles), so an
+// entry parameter or result in S(6) or an annotate_device_placement to
+// "unpinned_host" is HO1014, for kGpu only: unpinned host memory is a TPU's
+// (and the CPU's), so a module that uses it reads as made for one of those
+// when the backend is not given. Appends to `out`; linear in the module.
+void CheckBackendInput(const Module& module, TargetBackend backend,
+                       std::vector<Diagnostic>& out);
 
 }  // namespace hloff
 

@@ -275,6 +275,11 @@ ModuleResult RunOnParsedModule(std::unique_ptr<Module> module,
           offload.fix_entry_layout_unless_customized;
       facts = LintInput(*module, lints, lint_options);
     }
+    // What the backend refuses in the module as given (HO1014).
+    std::vector<Diagnostic> refused;
+    if (options.passes.empty()) {
+      CheckBackendInput(*module, options.lint.backend, refused);
+    }
     PassContext context;
     context.options = offload;
     // The passes keep the entry result's shape, so the names of its leaves
@@ -294,6 +299,7 @@ ModuleResult RunOnParsedModule(std::unique_ptr<Module> module,
         /*instrumentation=*/nullptr);
     const bool passed = run.status.ok();
     result.diagnostics = std::move(run.diagnostics);
+    for (Diagnostic& d : refused) result.diagnostics.push_back(std::move(d));
     if (passed && options.passes.empty()) {
       // What the backend's compiler refuses after the offloader.
       CheckBackendLimits(*module, options.lint.backend, result.diagnostics);

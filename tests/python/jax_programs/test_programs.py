@@ -8,9 +8,13 @@ program; an error for a program XLA's compile refuses later (INTERNAL); XLA's ho
 warning (HO2001) on the same instructions as XLA's, by opcode and JAX op_name, and never
 where XLA does not warn (test_host_compute_warning).
 The expected verdict and warning are XLA's stored deviceless ones (test_xla_verdicts.py
-requires the declared ones to be the same).
+requires the declared ones to be the same), except where a real GPU refused the program
+before XLA compiled it (JAX: a GPU device has no unpinned_host memory; an H200 with JAX
+0.11.2): there the tool must refuse it for the GPU too (HO1014).
 """
 import collections
+import json
+import pathlib
 import re
 
 import pytest
@@ -20,6 +24,7 @@ pytest.importorskip("jax", reason="the JAX program suite needs jax and jaxlib")
 from offload_programs import CLEAN, E1200, INTERNAL, PROGRAMS, REFUSED  # noqa: E402
 from test_xla_verdicts import stored_result, xla_verdict  # noqa: E402
 
+REPO = pathlib.Path(__file__).resolve().parents[3]
 PLATFORMS = ("tpu", "cuda")
 
 
@@ -51,10 +56,37 @@ def _build(prog, platform, hjax):
     return _BUILT[(prog.name, platform)]
 
 
+# What a real GPU did with each program (an NVIDIA H200, JAX 0.11.2; scripts/xla_gpu/
+# run_programs.py): where JAX itself refused a program there before XLA compiled it, that
+# refusal is the GPU's verdict, whatever the CUDA plugin's compile-only client says.
+_GPU_DEVICE = REPO / "tests" / "xla-ref" / "jax-0.11.2-cuda13-h200" / "jax_programs"
+_UNPINNED_REFUSED = "Got memory kind: unpinned_host"
+
+
+def gpu_refused(name):
+    """JAX's error on a real GPU when it refused program `name` for its unpinned_host
+    memory before XLA compiled it, else None."""
+    path = _GPU_DEVICE / name / "result.json"
+    if not path.is_file():
+        return None
+    row = json.loads(path.read_text())
+    if row["stage"] == "lower" and _UNPINNED_REFUSED in row.get("error", ""):
+        return row["error"]
+    return None
+
+
 @pytest.mark.parametrize("prog,platform", list(_cases()))
 def test_program(prog, platform, hjax, check):
     xla = stored_result(prog.name, platform)
     verdict = xla_verdict(xla)
+    refused = gpu_refused(prog.name) if platform == "cuda" else None
+    if refused:
+        # A GPU device has no unpinned_host memory: HO1014, an error for the GPU.
+        result = check(_build(prog, platform, hjax).hlo_text, f"{prog.name}-{platform}",
+                       platform)
+        assert result.rc == 1 and "HO1014" in {d["code"] for d in result.errors()}, (
+            refused, result)
+        return
     xla_input = _build(prog, platform, hjax)
     assert xla_input.platform == platform
     assert not any("cpu" in n for n in xla_input.notes), xla_input.notes
