@@ -391,13 +391,18 @@ nb::tuple DiagnosticTexts(const Outcome& o) {
 // an unknown code.
 std::string CheckSummaryLine(const std::vector<const Outcome*>& outcomes,
                              const std::vector<std::string>& front_errors,
-                             size_t unread) {
+                             size_t unread,
+                             const std::vector<std::string>& front_warnings) {
   CheckSummary summary;
   for (const Outcome* o : outcomes) summary.Add(o->result());
-  for (const std::string& text : front_errors) {
-    std::optional<DiagCode> code = ParseDiagCode(text);
-    if (!code) throw nb::value_error(("unknown code '" + text + "'").c_str());
-    summary.AddDiagnostic(Severity::kError, *code);
+  for (const auto& [codes, severity] :
+       {std::pair{&front_errors, Severity::kError},
+        std::pair{&front_warnings, Severity::kWarning}}) {
+    for (const std::string& text : *codes) {
+      std::optional<DiagCode> code = ParseDiagCode(text);
+      if (!code) throw nb::value_error(("unknown code '" + text + "'").c_str());
+      summary.AddDiagnostic(severity, *code);
+    }
   }
   for (size_t i = 0; i < unread; ++i) summary.AddUnreadFile();
   return summary.Render();
@@ -604,14 +609,18 @@ NB_MODULE(_core, m) {
       .def(
           "add_error",
           [](FrontEndInput& input, const std::string& code,
-             const std::string& message, const std::vector<std::string>& notes) {
+             const std::string& message, const std::vector<std::string>& notes,
+             bool warning) {
             std::optional<DiagCode> parsed = ParseDiagCode(code);
             if (!parsed) throw nb::value_error(("unknown code '" + code + "'").c_str());
-            input.errors.push_back(FrontEndError(*parsed, message, notes));
+            input.errors.push_back(FrontEndError(
+                *parsed, message, notes,
+                warning ? Severity::kWarning : Severity::kError));
           },
           "code"_a, "message"_a, "notes"_a = std::vector<std::string>(),
-          "Adds an error of the front end about the whole file (HO0002), "
-          "reported before the module's diagnostics.");
+          "warning"_a = false,
+          "Adds an error (a warning with warning=True) of the front end about the "
+          "whole file (HO0002), reported before the module's diagnostics.");
 
   nb::class_<Outcome>(m, "Outcome",
                       "What one run gave (pipeline/pipeline.h PipelineResult).")
@@ -711,14 +720,16 @@ NB_MODULE(_core, m) {
         "The documentation page of a diagnostic code, or None if unknown.");
   m.def("check_summary",
         [](const std::vector<const Outcome*>& outcomes,
-           const std::vector<std::string>& front_errors, size_t unread) {
+           const std::vector<std::string>& front_errors, size_t unread,
+           const std::vector<std::string>& front_warnings) {
           for (const Outcome* o : outcomes) RequireLive(*o);
-          return CheckSummaryLine(outcomes, front_errors, unread);
+          return CheckSummaryLine(outcomes, front_errors, unread, front_warnings);
         },
         "outcomes"_a, "front_errors"_a = std::vector<std::string>(), "unread"_a = 0,
+        "front_warnings"_a = std::vector<std::string>(),
         "The line `check` ends with in text: inputs, errors and warnings per code "
-        "(CheckSummary), counting front_errors (codes of the front end's errors) and "
-        "`unread` inputs that could not be read.");
+        "(CheckSummary), counting front_errors and front_warnings (codes of the front "
+        "end's errors and warnings) and `unread` inputs that could not be read.");
   m.def("codes",
         [] {
           std::vector<std::tuple<std::string, std::string, std::string, std::string>> out;

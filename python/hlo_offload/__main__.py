@@ -221,7 +221,8 @@ def _convert(file: str, split_input: bool, platform: Optional[str],
     converted.backend = _api._BACKEND_OF_PLATFORM.get(xla.platform, "any")
     converted.notes = list(xla.notes)
     for d in _api.front_end_diagnostics(xla, file):
-        converted.add_error(d.code, d.message, [n.message for n in d.notes])
+        converted.add_error(d.code, d.message, [n.message for n in d.notes],
+                            warning=not d.is_error)
     return converted
 
 

@@ -632,7 +632,8 @@ def _result(outcome, inp: _Input, modules, *, keep_input: bool = False) -> Resul
     else:
         char_offsets = list(offsets)
     front = front_end_diagnostics(inp.xla, inp.path)
-    summary = _core.check_summary([outcome], [d.code for d in front if d.is_error])
+    summary = _core.check_summary([outcome], [d.code for d in front if d.is_error],
+                                  front_warnings=[d.code for d in front if not d.is_error])
     if not keep_input:
         outcome.drop_input()
 
@@ -653,14 +654,22 @@ def _result(outcome, inp: _Input, modules, *, keep_input: bool = False) -> Resul
 
 
 def front_end_diagnostics(xla, path: str) -> list:
-    """The errors the JAX front end found in a source before the core ran: HO0002 when
-    it was lowered for the CPU and its offload annotations were (or may have been)
-    dropped (docs/errors/HO0002.md)."""
-    if xla is None or not getattr(xla, "cpu_lowering", None):
+    """What the JAX front end found in a source before the core ran: HO0002, an error
+    when it was lowered for the CPU and its offload annotations were dropped, a warning
+    when it is text that may be such a lowering (docs/errors/HO0002.md)."""
+    if xla is None:
         return []
     from ._jax import CPU_LOWERING_CODE, CPU_LOWERING_NAME
-    return [_front_end_diagnostic(CPU_LOWERING_CODE, CPU_LOWERING_NAME, xla.cpu_lowering,
-                                  file=path, notes=xla.cpu_lowering_notes)]
+    if getattr(xla, "cpu_lowering", None):
+        return [_front_end_diagnostic(CPU_LOWERING_CODE, CPU_LOWERING_NAME,
+                                      xla.cpu_lowering, file=path,
+                                      notes=xla.cpu_lowering_notes)]
+    if getattr(xla, "platform_unknown", None):
+        return [_front_end_diagnostic(CPU_LOWERING_CODE, CPU_LOWERING_NAME,
+                                      xla.platform_unknown, file=path,
+                                      notes=xla.platform_unknown_notes,
+                                      severity=Severity.WARNING)]
+    return []
 
 
 def check(source: Any, *args: Any, platform: Optional[str] = None, lints: bool = True,
@@ -836,7 +845,8 @@ def fix(source: Any, *args: Any, strategy: Union[str, Strategy] = Strategy.HOST_
         modules = outcome.modules()
         _raise_parse_error(modules)
         printed = _decode(_core.printed_modules([outcome])) \
-            if outcome.exit_status == 0 and not front_end_diagnostics(inp.xla, inp.path) \
+            if outcome.exit_status == 0 and not any(
+                d.is_error for d in front_end_diagnostics(inp.xla, inp.path)) \
             else ""
         result = _result(outcome, inp, modules, keep_input=True)
         if result.exit_status != 0:

@@ -74,14 +74,20 @@ _CPU_LOWERED = (
     "annotations (a device_put to a host memory kind, remat offload policies), so what "
     "XLA offloads on the accelerator is missing from this module and its faults (E1200) "
     "cannot be seen")
+# The same text, when nothing tells: a warning, not an error. A program with no device_put
+# to a memory kind and no remat offload policy lowers to the same text for the CPU as for
+# the TPU and GPU (JAX 0.10.2 here; JAX 0.11.2's cuda lowerings on an H200, tests/xla-ref/
+# jax-0.11.2-cuda13-h200), and its check is then exact; only a CPU lowering of a program
+# that had such annotations is missing something.
 _UNKNOWN_LOWERING = (
     "the StableHLO text does not say which platform it was lowered for; its program uses "
     "memory kinds (mhlo.memory_kind on main's arguments or results), yet it has no offload "
     "annotation that only a TPU or GPU lowering writes (that of a device_put to a memory "
-    "kind or of a remat offload policy), which is what a lowering for the CPU "
-    "(jax.jit(f).lower(...) on a machine without a TPU or GPU) looks like: that lowering "
-    "drops those annotations, so what XLA offloads on the accelerator may be missing and "
-    "its faults (E1200) cannot be seen")
+    "kind or of a remat offload policy). A program without those lowers to this same text "
+    "for every platform, and the check below is exact; but if it was lowered for the CPU "
+    "(jax.jit(f).lower(...) on a machine without a TPU or GPU) and the program has them, "
+    "that lowering dropped them, so what XLA offloads on the accelerator is missing and its "
+    "faults (E1200) cannot be seen")
 _STATE_PLATFORM = (
     "if the text was lowered for the TPU or GPU, say so: platform=\"tpu\" "
     "(--platform=tpu on the command line)")
@@ -109,10 +115,13 @@ class XlaInput:
     platform: the platform lowered for: "tpu", "cuda", "rocm" or "cpu".
     notes: what the caller should know about this module (e.g. that it was lowered for
         the CPU on request).
-    cpu_lowering: for a `Lowered` made for the CPU, or StableHLO text that reads as one
-        (docs/JAX.md, "Lowered for the CPU"), whose program uses memory kinds, the message
-        of the HO0002 error the API reports (the offload annotations were dropped, or may
-        have been); None otherwise. cpu_lowering_notes: how to get the right input.
+    cpu_lowering: for a `Lowered` made for the CPU (or text said to be one with
+        platform="cpu") whose program uses memory kinds, the message of the HO0002 error
+        the API reports (the offload annotations were dropped); None otherwise.
+        cpu_lowering_notes: how to get the right input.
+    platform_unknown: for StableHLO text that does not say its platform and reads like a
+        lowering for the CPU (docs/JAX.md, "Lowered for the CPU"), the message of the
+        HO0002 warning (the annotations may have been dropped); None otherwise.
     """
 
     hlo_text: str
@@ -132,6 +141,11 @@ class XlaInput:
     # offload annotations JAX dropped; None otherwise. `cpu_lowering_notes`: what to do.
     cpu_lowering: str | None = None
     cpu_lowering_notes: list[str] = field(default_factory=list)
+    # HO0002's message as a warning when StableHLO text reads like a lowering for the CPU
+    # but may be any platform's (nothing in the text tells); the module is checked as it
+    # is. `platform_unknown_notes`: what to do.
+    platform_unknown: str | None = None
+    platform_unknown_notes: list[str] = field(default_factory=list)
     # The StableHLO module as MLIR bytecode, with its source locations: what XLA's own
     # compile takes (`check(..., xla="tpu")` hands it to the compile-only client).
     stablehlo: bytes | None = None
@@ -715,13 +729,14 @@ def _convert(module, *, platform: str, tuple_args: bool, out_tree, notes,
         input_paths = [_arg_name(a, d, ir) for a, d in zip(block_args, arg_dicts)]
         output_paths = [_string_attr(d, "jax.result_info", ir) or "" for d in res_dicts]
         cpu_lowering, cpu_notes = None, []
+        platform_unknown, unknown_notes = None, []
         if cpu_check is not None and _uses_memory_kinds(arg_dicts, res_dicts, ir):
             if cpu_check == "cpu":
                 cpu_lowering = _CPU_LOWERED.format(what=what)
                 cpu_notes = [CPU_LOWERING_HOW]
             elif not _has_accelerator_annotation(module, main, output_kinds, ir):
-                cpu_lowering = _UNKNOWN_LOWERING
-                cpu_notes = [CPU_LOWERING_HOW, _STATE_PLATFORM]
+                platform_unknown = _UNKNOWN_LOWERING
+                unknown_notes = [_STATE_PLATFORM, CPU_LOWERING_HOW]
         for d in list(arg_dicts) + list(res_dicts):
             if _string_attr(d, "mhlo.layout_mode", ir) == "auto" and \
                     _string_attr(d, "mhlo.memory_kind", ir) in ("pinned_host",
@@ -764,7 +779,8 @@ def _convert(module, *, platform: str, tuple_args: bool, out_tree, notes,
                     out_tree=out_tree, platform=platform, notes=list(notes),
                     input_memory_spaces=in_spaces, output_memory_spaces=out_spaces,
                     tuple_args=tuple_args, cpu_lowering=cpu_lowering,
-                    cpu_lowering_notes=cpu_notes, stablehlo=bytecode)
+                    cpu_lowering_notes=cpu_notes, platform_unknown=platform_unknown,
+                    platform_unknown_notes=unknown_notes, stablehlo=bytecode)
 
 
 def _uses_memory_kinds(arg_dicts, res_dicts, ir) -> bool:

@@ -291,21 +291,22 @@ class Diagnostic:
 
 
 def _front_end_diagnostic(code: str, name: str, message: str, *, file: str,
-                          notes=()) -> Diagnostic:
-    """An error the Python front end reports before the core runs (HO0002: a lowering
-    for the CPU), shaped as the core shapes an unlocated error: the text of
-    src/diag/render.cc `RenderText` (`FILE: error: CODE: Name: message`, its notes, the
-    page to read) and the JSON entry of `DiagnosticToJson` (keys sorted)."""
+                          notes=(), severity: Severity = Severity.ERROR) -> Diagnostic:
+    """An error (or warning) the Python front end reports before the core runs (HO0002:
+    a lowering for the CPU, or text that may be one), shaped as the core shapes an
+    unlocated diagnostic: the text of src/diag/render.cc `RenderText`
+    (`FILE: error: CODE: Name: message`, its notes, the page to read) and the JSON entry
+    of `DiagnosticToJson` (keys sorted)."""
     help_uri = f"docs/errors/{code}.md"
-    text = f"{file}: error: {code}: {name}: {message}\n"
+    text = f"{file}: {severity.value}: {code}: {name}: {message}\n"
     text += "".join(f"  {file}: note: {n}\n" for n in notes)
     text += f"  note: see {help_uri} or run `hlo-offload explain {code}`\n"
     j: Dict[str, Any] = {"code": code, "fixes": [], "help_uri": help_uri,
-                         "message": message, "name": name, "severity": "error"}
+                         "message": message, "name": name, "severity": severity.value}
     if notes:
         j["notes"] = [{"message": n} for n in notes]
     j = dict(sorted(j.items()))   # nlohmann's objects are sorted by key
-    return Diagnostic(code=code, name=name, severity=Severity.ERROR, message=message,
+    return Diagnostic(code=code, name=name, severity=severity, message=message,
                       notes=tuple(Note(n) for n in notes), file=file, help_uri=help_uri,
                       _json=j, _text=text)
 
@@ -359,8 +360,10 @@ class Result:
         self._lock = threading.Lock()
         counts = list(counts)
         counts[0] += sum(d.severity == "error" for d in self._front)
+        counts[1] += sum(d.severity == "warning" for d in self._front)
         self._counts = tuple(counts)
-        self.exit_status = max(exit_status, 1) if self._front else exit_status
+        self.exit_status = max(exit_status, 1) \
+            if any(d.severity == "error" for d in self._front) else exit_status
         self.modules = list(modules)
         self.file = file
         self.notes = list(notes)

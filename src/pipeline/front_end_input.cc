@@ -61,10 +61,11 @@ PipelineResult FrontEndParseError(Command command, const std::string& path,
 }
 
 Diagnostic FrontEndError(DiagCode code, const std::string& message,
-                         const std::vector<std::string>& notes) {
+                         const std::vector<std::string>& notes,
+                         Severity severity) {
   Diagnostic d;
   d.code = code;
-  d.severity = Severity::kError;
+  d.severity = severity;
   d.message = message;
   for (const std::string& note : notes) d.notes.push_back(Note{note, {}});
   return d;

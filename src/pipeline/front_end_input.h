@@ -40,10 +40,18 @@ struct FrontEndInput {
   // What the front end wants said about the input, written before its
   // diagnostics as `hlo-offload: note: FILE: NOTE`.
   std::vector<std::string> notes;
-  // The front end's own errors about the input (HO0002: a lowering for the
-  // CPU), reported before the module's diagnostics; with any, the run's exit
+  // The front end's own diagnostics about the input (HO0002: a lowering for
+  // the CPU, an error; StableHLO text that may be one, a warning), reported
+  // before the module's diagnostics; with an error among them, the run's exit
   // status is at least 1 and nothing is written.
   std::vector<Diagnostic> errors;
+  // Whether `errors` holds an error (not only warnings).
+  bool HasErrors() const {
+    for (const Diagnostic& d : errors) {
+      if (d.severity == Severity::kError) return true;
+    }
+    return false;
+  }
 };
 
 // The result of `command` on `input`, read from `file`: the module run with
@@ -70,7 +78,8 @@ PipelineResult FrontEndParseError(Command command, const std::string& path,
 // One of the front end's errors (FrontEndInput::errors): `code`, about the
 // whole input, with notes.
 Diagnostic FrontEndError(DiagCode code, const std::string& message,
-                         const std::vector<std::string>& notes);
+                         const std::vector<std::string>& notes,
+                         Severity severity = Severity::kError);
 
 }  // namespace hloff
 

@@ -313,6 +313,7 @@ std::string FrontEndText(Command command, DiagnosticFormat format, bool several,
     for (const Diagnostic& d : input.errors) out += RenderText(d, source);
   } else if (format == DiagnosticFormat::kXla) {
     for (const Diagnostic& d : input.errors) {
+      if (d.severity != Severity::kError) continue;  // XLA's status alone
       absl::StrAppend(&out, several ? absl::StrCat(result.path, ": ") : "",
                       "INVALID_ARGUMENT: ", d.message, "\n");
     }
@@ -323,7 +324,7 @@ std::string FrontEndText(Command command, DiagnosticFormat format, bool several,
 // A file with the front end's errors fails (exit status 1 at least), and
 // nothing is written for it.
 void TakeFrontEndErrors(PipelineResult& result, const FrontEndInput& input) {
-  if (input.errors.empty() || !result.read_error.empty()) return;
+  if (!input.HasErrors() || !result.read_error.empty()) return;
   result.exit_status = std::max(result.exit_status, kExitDiagnosed);
 }
 
@@ -540,7 +541,7 @@ int RunReport(const Flags& flags, std::ostream& out, std::ostream& err) {
                                         input, options, !flags.backend.empty());
     err << FrontEndText(Command::kReport, DiagnosticFormat::kText,
                         /*several=*/false, result, input);
-    if (!input.errors.empty() && result.read_error.empty()) {
+    if (input.HasErrors() && result.read_error.empty()) {
       // Nothing is reported about the module: the front end's error stands.
       err << RenderDiagnostics(result, DiagnosticFormat::kText);
       return std::max(result.exit_status, kExitDiagnosed);

@@ -1,6 +1,6 @@
 """Never a silent pass: a JAX program lowered for the CPU, whose offload annotations JAX
-dropped, is an error (HO0002, docs/errors/HO0002.md), as a `Lowered`, as StableHLO text and
-as a `.mlir` file on the command line. Everything here is lowered by jax 0.10.2 on this
+dropped, is an error (HO0002, docs/errors/HO0002.md) as a `Lowered` or text said to be the
+CPU's, and a warning as StableHLO text or a `.mlir` file that does not say its platform. Everything here is lowered by jax 0.10.2 on this
 CPU-only machine: `jax.jit(f).lower(x)` is a lowering for the CPU, and the same program
 lowered with `lowering_platforms=("tpu",)` keeps its `annotate_device_placement` (the
 device_put lowering that writes it is registered for 'tpu' and 'gpu' only:
@@ -89,28 +89,39 @@ def test_platform_cpu_asked_for_is_a_note(env):
 
 
 def test_stablehlo_text_of_a_cpu_lowering(env):
+    """Text does not say its platform: a CPU lowering of a program that had device_puts
+    reads like any lowering of a program that has none (and whose check is exact), so
+    HO0002 is a warning there and the module is checked as it is."""
     dev, x = env
     f = _e1200_step(dev)
     cpu_text = f.lower(x).as_text()
     tpu_text = f.trace(x).lower(lowering_platforms=("tpu",)).as_text()
     result = hlo_offload.check(cpu_text)
-    assert [e.code for e in result.errors] == ["HO0002"]
-    assert "does not say which platform" in result.errors[0].message
-    assert any("platform=\"tpu\"" in n.message for n in result.errors[0].notes)
-    # Said to be a TPU lowering: believed (and it is clean, the annotations being gone).
-    assert hlo_offload.check(cpu_text, platform="tpu").ok
+    assert result.ok and result.errors == []
+    d = result.diagnostics[0]
+    assert (d.code, d.severity) == ("HO0002", "warning")
+    assert "does not say which platform" in d.message
+    assert any("platform=\"tpu\"" in n.message for n in d.notes)
+    assert str(result).startswith("<string>: warning: HO0002: InputLoweredForCpu: ")
+    assert "1 warning" in repr(result)
+    # Said to be a TPU lowering: believed, and no warning (it is clean, the annotations
+    # being gone).
+    said_tpu = hlo_offload.check(cpu_text, platform="tpu")
+    assert said_tpu.ok and "HO0002" not in [d.code for d in said_tpu.diagnostics]
     # Said to be a CPU lowering: an error, with the Lowered's words.
     said = hlo_offload.check(cpu_text, platform="cpu")
     assert said.errors[0].code == "HO0002" and "made for the CPU" in said.errors[0].message
     # The TPU lowering has the device_put's annotation: no HO0002, the real E1200.
-    assert [e.code for e in hlo_offload.check(tpu_text).errors] == ["E1200"]
+    tpu = hlo_offload.check(tpu_text)
+    assert [e.code for e in tpu.errors] == ["E1200"]
+    assert "HO0002" not in [d.code for d in tpu.diagnostics]
 
 
 def test_text_whose_only_annotations_a_cpu_lowering_also_writes(env):
     """out_shardings' annotation on a result is written for every platform
     (mlir.py lower_jaxpr_to_fun, wrap_with_memory_kind): with the device_put's gone, a CPU
-    lowering keeps it, and its text is still HO0002; the TPU text has the device_put's
-    annotation (after its sharding constraint) and is not."""
+    lowering keeps it, and its text still gets the HO0002 warning; the TPU text has the
+    device_put's annotation (after its sharding constraint) and does not."""
     dev, x = env
     host = dev.with_memory_kind("pinned_host")
     f = jax.jit(lambda x: jax.device_put(x * 2.0, host), out_shardings=host)
@@ -118,8 +129,9 @@ def test_text_whose_only_annotations_a_cpu_lowering_also_writes(env):
     tpu_text = f.trace(x).lower(lowering_platforms=("tpu",)).as_text()
     assert cpu_text.count("annotate_device_placement") == 1
     assert tpu_text.count("annotate_device_placement") == 2
-    assert [d.code for d in hlo_offload.check(cpu_text).errors] == ["HO0002"]
-    assert hlo_offload.check(tpu_text).ok
+    assert [(d.code, d.severity) for d in hlo_offload.check(cpu_text).diagnostics] == [
+        ("HO0002", "warning")]
+    assert hlo_offload.check(tpu_text).diagnostics == []
 
 
 def _cli(*argv):
@@ -136,22 +148,28 @@ def test_command_line_mlir_of_a_cpu_lowering(env, tmp_path):
     tpu = tmp_path / "tpu.mlir"
     tpu.write_text(f.trace(x).lower(lowering_platforms=("tpu",)).as_text())
     status, _, err = _cli("check", cpu)
-    assert status == 1
-    assert f"{cpu}: error: HO0002: InputLoweredForCpu: " in err
+    assert status == 0
+    assert f"{cpu}: warning: HO0002: InputLoweredForCpu: " in err
+    assert "1 warning (HO0002)" in err
     status, out, _ = _cli("check", "--format=json", cpu, tpu)
     assert status == 1
     files = json.loads(out)["files"]
     assert [[d["code"] for d in f["diagnostics"]] for f in files] == [["HO0002"], ["E1200"]]
+    assert files[0]["diagnostics"][0]["severity"] == "warning"
     status, out, _ = _cli("check", "--format=sarif", cpu)
-    assert status == 1
+    assert status == 0
     results = json.loads(out)["runs"][0]["results"]
-    assert results[0]["ruleId"] == "HO0002" and results[0]["level"] == "error"
+    assert results[0]["ruleId"] == "HO0002" and results[0]["level"] == "warning"
+    # Said to be the CPU's, it is an error, and nothing is written for it.
+    status, _, err = _cli("check", "--platform=cpu", cpu)
+    assert status == 1 and f"{cpu}: error: HO0002: InputLoweredForCpu: " in err
     # --platform says what the file was lowered for.
-    assert _cli("check", "--platform=tpu", cpu)[0] == 0
+    status, _, err = _cli("check", "--platform=tpu", cpu)
+    assert status == 0 and "HO0002" not in err
     assert _cli("check", "--platform=tpu", tpu)[0] == 1
     status, _, err = _cli("check", "--platform=xpu", cpu)
     assert status == 2 and "unknown platform" in err
     # Nothing is written for a CPU lowering.
     out_file = tmp_path / "out.hlo"
-    status, _, err = _cli("opt", "-o", out_file, cpu)
+    status, _, err = _cli("opt", "--platform=cpu", "-o", out_file, cpu)
     assert status == 1 and "HO0002" in err and not out_file.exists()
