@@ -19,7 +19,8 @@ constexpr uint8_t kVerdict = static_cast<uint8_t>(LintPhase::kVerdict);
 // The order of the checkers is the order in which the checks have always
 // been made, so that the diagnostics come out as they always have:
 // - input, after the traversal: HO3015 (only without annotations), HO3013,
-//   HO3008, then HO3014's summary of the round trips it did not list;
+//   HO3008, then HO3014's summary of the round trips it did not list, then
+//   HO3017;
 // - input, per instruction: HO3014 before HO3004 (an instruction can be both
 //   a round trip and the entry root in host memory), then HO3006;
 // - output, per instruction: HO3001, HO3002, HO3005, HO3009, HO3011, HO3007;
@@ -59,6 +60,8 @@ const std::vector<LintInfo>& LintRegistry() {
          NewLayoutChangeOnHostPath},
         {DiagCode::kHO3016, "entry-layout-without-memory-kinds",
          kInput | kVerdict, 150, NewEntryLayoutWithoutMemoryKinds},
+        {DiagCode::kHO3017, "sharded-module-checked-as-one-partition", kInput, 160,
+         NewShardedModuleCheckedAsOnePartition},
     };
     std::sort(registry->begin(), registry->end(),
               [](const LintInfo& a, const LintInfo& b) { return a.name < b.name; });

@@ -31,6 +31,7 @@ std::unique_ptr<LintChecker> NewOffloadInManualShardingRegion();            // H
 std::unique_ptr<LintChecker> NewHostRoundTripSavesNoMemory();               // HO3014
 std::unique_ptr<LintChecker> NewModuleAlreadyOffloaded();                   // HO3015
 std::unique_ptr<LintChecker> NewEntryLayoutWithoutMemoryKinds();            // HO3016
+std::unique_ptr<LintChecker> NewShardedModuleCheckedAsOnePartition();        // HO3017
 
 // A byte count as the messages write it (shape_util::BytesToString).
 inline std::string LintBytes(int64_t bytes) {

@@ -11,23 +11,6 @@
 
 namespace hloff {
 
-bool IsRemovedShardingTarget(absl::string_view target) {
-  return target == "Sharding" || target == "SPMDShardToFullShape" ||
-         target == "SPMDFullToShardShape" || target == "xla.sdy.ShardingGroup" ||
-         target == "xla.sdy.PropagationBarrier" ||
-         target == "xla.sdy.FuncResultSharding" ||
-         target == "ShardBarrierFrom" || target == "ShardBarrierTo";
-}
-
-int64_t NumPartitions(const Module& module) {
-  for (const RawAttribute& attr : module.header_attributes()) {
-    if (attr.name != "num_partitions") continue;
-    int64_t n = 0;
-    return absl::SimpleAtoi(attr.value, &n) ? n : 1;
-  }
-  return 1;
-}
-
 absl::StatusOr<bool> ShardingRemover::Run(Module& module) {
   if (NumPartitions(module) > 1) return false;
   bool changed = false;

@@ -24,15 +24,10 @@
 #ifndef HLO_OFFLOAD_PASSES_SHARDING_REMOVER_H_
 #define HLO_OFFLOAD_PASSES_SHARDING_REMOVER_H_
 
+#include "analysis/partitions.h"
 #include "passes/pass.h"
 
 namespace hloff {
-
-// Whether `target` is a custom-call target ShardingRemover removes.
-bool IsRemovedShardingTarget(absl::string_view target);
-
-// The module header's num_partitions (1 when absent or unreadable).
-int64_t NumPartitions(const Module& module);
 
 class ShardingRemover : public HloPass {
  public:

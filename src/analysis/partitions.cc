@@ -1,0 +1,25 @@
+// Partition facts of a module (analysis/partitions.h).
+#include "analysis/partitions.h"
+
+#include "absl/strings/numbers.h"
+
+namespace hloff {
+
+bool IsRemovedShardingTarget(absl::string_view target) {
+  return target == "Sharding" || target == "SPMDShardToFullShape" ||
+         target == "SPMDFullToShardShape" || target == "xla.sdy.ShardingGroup" ||
+         target == "xla.sdy.PropagationBarrier" ||
+         target == "xla.sdy.FuncResultSharding" ||
+         target == "ShardBarrierFrom" || target == "ShardBarrierTo";
+}
+
+int64_t NumPartitions(const Module& module) {
+  for (const RawAttribute& attr : module.header_attributes()) {
+    if (attr.name != "num_partitions") continue;
+    int64_t n = 0;
+    return absl::SimpleAtoi(attr.value, &n) ? n : 1;
+  }
+  return 1;
+}
+
+}  // namespace hloff

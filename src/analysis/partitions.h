@@ -1,0 +1,27 @@
+// What a module says about its partitions, for the passes (sharding-remover)
+// and the lints (HO3017).
+#ifndef HLO_OFFLOAD_ANALYSIS_PARTITIONS_H_
+#define HLO_OFFLOAD_ANALYSIS_PARTITIONS_H_
+
+#include <cstdint>
+
+#include "absl/strings/string_view.h"
+#include "ir/hlo.h"
+
+namespace hloff {
+
+// Whether `target` is a custom-call target that stands for a sharding before
+// SPMD partitioning: the ones XLA's ShardingRemover removes with one
+// partition (Sharding, SPMDShardToFullShape, SPMDFullToShardShape, and
+// Shardy's xla.sdy.ShardingGroup, xla.sdy.PropagationBarrier,
+// xla.sdy.FuncResultSharding, ShardBarrierFrom, ShardBarrierTo: the names of
+// xla/service/spmd/shardy/constants.h and spmd_partitioner_util.h), which the
+// SPMD partitioner and Shardy's import consume with several.
+bool IsRemovedShardingTarget(absl::string_view target);
+
+// The module header's num_partitions (1 when absent or unreadable).
+int64_t NumPartitions(const Module& module);
+
+}  // namespace hloff
+
+#endif  // HLO_OFFLOAD_ANALYSIS_PARTITIONS_H_

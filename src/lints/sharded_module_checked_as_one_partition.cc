@@ -1,0 +1,66 @@
+// HO3017 ShardedModuleCheckedAsOnePartition (docs/errors/HO3017.md).
+#include "absl/strings/str_cat.h"
+#include "analysis/partitions.h"
+#include "lints/lint_util.h"
+
+namespace hloff {
+namespace {
+
+// A module of several partitions that XLA has not partitioned yet: its
+// header says num_partitions > 1 and it still has the sharding custom-calls
+// the SPMD partitioner and Shardy's import consume. XLA partitions it before
+// the offloader (xla/service/gpu/gpu_spmd_pipeline.cc; libtpu likewise), which
+// gives every value its per-device shape and may put collectives on host
+// paths, where the HostOffloader turns them into host compute. The command
+// line has no partitioner: it checks the module as written, as one
+// partition, and says so here (the Python front end runs XLA's own
+// partitioner for JAX and StableHLO sources, docs/SHARDED.md).
+class ShardedModuleCheckedAsOnePartition : public LintChecker {
+ public:
+  void AfterModule(LintContext& context) override {
+    const Module& module = context.module();
+    const int64_t partitions = NumPartitions(module);
+    if (partitions <= 1) return;
+    const Instruction* sharding = nullptr;
+    for (const auto& computation : module.computations()) {
+      for (const Instruction* instr : computation->instructions()) {
+        if (instr->opcode() == HloOpcode::kCustomCall &&
+            IsRemovedShardingTarget(instr->custom_call_target())) {
+          sharding = instr;
+          break;
+        }
+      }
+      if (sharding != nullptr) break;
+    }
+    if (sharding == nullptr) return;
+    Diagnostic d = MakeDiagnostic(
+        DiagCode::kHO3017,
+        absl::StrCat(
+            "the module has ", partitions,
+            " partitions and is not partitioned yet (\"", sharding->input_name(),
+            "\" is a ", sharding->custom_call_target(),
+            " custom-call): XLA runs the SPMD partitioner before the offloader, "
+            "which gives each value its per-device shape and may put "
+            "collectives on host paths, which the offloader runs on the host; it is checked "
+            "here as written, as one partition, so those are not seen and "
+            "byte figures are global"),
+        sharding);
+    d.severity = Severity::kNote;
+    d.notes.push_back(Note{
+        "check the JAX program (hlo_offload.check(jax.jit(f), *args)) or its "
+        "StableHLO (hlo-offload check step.mlir), which run XLA's own SPMD "
+        "partitioner (docs/SHARDED.md), or XLA's dump after "
+        "spmd-partitioning (--xla_dump_to with "
+        "--xla_dump_hlo_pass_re=spmd-partitioning)",
+        {}});
+    context.out().push_back(std::move(d));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<LintChecker> NewShardedModuleCheckedAsOnePartition() {
+  return std::make_unique<ShardedModuleCheckedAsOnePartition>();
+}
+
+}  // namespace hloff
