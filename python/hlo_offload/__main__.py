@@ -136,6 +136,16 @@ def _xla_options(argv: List[str], command: Optional[str]
 def _install_xla(args: List[str]) -> int:
     """`hlo-offload install-xla [tpu|cuda]`: installs the compile-only client."""
     from . import _xla
+    if args and args[0] in ("-h", "--help"):
+        sys.stdout.write(
+            "install XLA's compile-only client for a backend (used by --xla)\n"
+            "Usage: hlo-offload install-xla [tpu|cuda]\n\n"
+            "  tpu   libtpu (the default)\n"
+            "  cuda  the CUDA plugin; --xla=cuda also needs a GPU target config "
+            "(--xla-topology=FILE, or an openxla/xla clone in XLA_GIT_DIR; "
+            "docs/DEVICELESS.md)\n"
+            f"Installs with: {' '.join(_xla.install_command('tpu'))}\n")
+        return 0
     if len(args) > 1 or (args and args[0].startswith("-")):
         sys.stderr.write("hlo-offload: error: usage: hlo-offload install-xla [tpu|cuda]\n")
         return USAGE_EXIT

@@ -212,6 +212,9 @@ def read_target_config(name_or_path: str) -> str:
     if os.path.isfile(name_or_path):
         with open(name_or_path) as fh:
             return fh.read()
+    if os.sep in name_or_path or name_or_path.endswith(".txtpb"):
+        # A path, not a GPU name.
+        raise XlaUnavailable(f"no GPU target config file {name_or_path!r}")
     spec = f"xla/backends/gpu/target_config/specs/{name_or_path}.txtpb"
     folder = os.environ.get("HLO_OFFLOAD_GPU_TARGET_CONFIG_DIR")
     if folder and os.path.isfile(os.path.join(folder, name_or_path + ".txtpb")):

@@ -101,9 +101,16 @@ def run_with_xla(command, argv, backend: str, topology) -> int:
     if not _xla.installed(backend):
         sys.stderr.write(f"hlo-offload: error: {_xla._unavailable(backend)}\n")
         return USAGE_EXIT
-    if command == "fix":
-        return _fix(argv, backend, topology)
-    return _check(argv, backend, topology, fmt)
+    try:
+        if command == "fix":
+            return _fix(argv, backend, topology)
+        return _check(argv, backend, topology, fmt)
+    except _xla.XlaUnavailable as e:
+        # Installed, but not usable as asked (the CUDA client without a GPU target
+        # config, a topology file that does not exist): what is missing, and exit 2.
+        sys.stdout.flush()
+        sys.stderr.write(f"hlo-offload: error: --xla={backend}: {e}\n")
+        return USAGE_EXIT
 
 
 def _check(argv, backend, topology, fmt) -> int:

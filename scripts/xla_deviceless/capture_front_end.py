@@ -30,3 +30,16 @@ class CaptureFrontEnd(object):
         """As hlo_offload._jax.from_stablehlo_text: keeps the text."""
         self.text, self.platform = text, platform or "tpu"
         return self
+
+
+def write_program_result(pdir, row, kept_log_lines):
+    """Writes one program's `result.json` (`row`, keys sorted) and, when XLA's log had
+    lines worth keeping (its warnings and errors, at most 50), `stderr.log` in `pdir`."""
+    import json
+    import os
+    if kept_log_lines:
+        with open(os.path.join(pdir, "stderr.log"), "w") as fh:
+            fh.write("\n".join(kept_log_lines[:50]) + "\n")
+    with open(os.path.join(pdir, "result.json"), "w") as fh:
+        json.dump(row, fh, indent=1, sort_keys=True)
+        fh.write("\n")

@@ -21,7 +21,6 @@ so XLA's metadata carries JAX's op_name and source line. Nothing is executed. Al
 """
 
 import argparse
-import json
 import glob
 import os
 import re
@@ -34,7 +33,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import xladl  # noqa: E402
-from capture_front_end import CaptureFrontEnd  # noqa: E402
+from capture_front_end import CaptureFrontEnd, write_program_result  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 PROGRAMS_DIR = os.path.join(REPO, "tests", "python", "jax_programs")
@@ -113,12 +112,7 @@ def child(args, out_root):
         keep = [LOG_PREFIX_RE.sub("", l)[:600] for l in log.splitlines()
                 if xladl.HOST_COMPUTE_RE.search(l) or re.search(
                     r"\bE1\d{3}\b|Check failed|INVALID_ARGUMENT|UNIMPLEMENTED", l)]
-        if keep:
-            with open(os.path.join(pdir, "stderr.log"), "w") as fh:
-                fh.write("\n".join(keep[:50]) + "\n")
-        with open(os.path.join(pdir, "result.json"), "w") as fh:
-            json.dump(row, fh, indent=1, sort_keys=True)
-            fh.write("\n")
+        write_program_result(pdir, row, keep)
         print("%-45s %s %s" % (prog.name, "compiled" if row["ok"] else
                                row.get("code") or row["error"].splitlines()[0][:100],
                                "host-compute-warning x%d" % len(warnings) if warnings else ""))

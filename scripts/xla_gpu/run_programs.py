@@ -52,6 +52,7 @@ def _load_xla_helpers():
 
 
 X = _load_xla_helpers()
+from capture_front_end import write_program_result  # noqa: E402
 # Lines of XLA's log worth keeping beside the verdict.
 KEEP_RE = re.compile(r"\bE1\d{3}\b|Check failed|INVALID_ARGUMENT|UNIMPLEMENTED|INTERNAL")
 
@@ -146,12 +147,7 @@ def run_one(name, out_root, timeout):
     shutil.rmtree(dump_dir, ignore_errors=True)
     keep = [X.LOG_PREFIX_RE.sub("", l)[:600] for l in log.splitlines()
             if X.HOST_COMPUTE_RE.search(l) or KEEP_RE.search(l)]
-    if keep:
-        with open(os.path.join(pdir, "stderr.log"), "w") as fh:
-            fh.write("\n".join(keep[:50]) + "\n")
-    with open(os.path.join(pdir, "result.json"), "w") as fh:
-        json.dump(row, fh, indent=1, sort_keys=True)
-        fh.write("\n")
+    write_program_result(pdir, row, keep)
     return row
 
 

@@ -107,3 +107,26 @@ def test_missing_client_names_the_install_command(tmp_path):
     assert rc == 2 and out == ""
     assert "XLA's tpu compile-only client is not installed" in err
     assert "hlo-offload install-xla tpu" in err and "pip install" in err
+
+
+def test_cuda_without_a_target_config_is_a_usage_error():
+    """The CUDA client installed but no GPU target config to compile for: the command's own
+    diagnostics, then what is missing, exit 2 (it was a traceback, exit 1)."""
+    if not _xla.installed("cuda"):
+        pytest.skip("XLA's cuda compile-only client is not installed")
+    env = dict(os.environ)
+    env.pop("XLA_GIT_DIR", None)
+    env.pop("HLO_OFFLOAD_GPU_TARGET_CONFIG_DIR", None)
+    rc, _, err = _cli("check", "--xla=cuda", EXAMPLE, env=env)
+    assert rc == 2 and "Traceback" not in err, err
+    assert "hlo-offload: error: --xla=cuda: the CUDA compile-only client needs a GPU " \
+           "target config" in err
+    rc, _, err = _cli("check", "--xla=cuda", "--xla-topology=/nonexistent/h100.txtpb", EXAMPLE)
+    assert rc == 2 and "Traceback" not in err, err
+    assert "no GPU target config file '/nonexistent/h100.txtpb'" in err
+
+
+def test_install_xla_help():
+    rc, out, err = _cli("install-xla", "--help")
+    assert rc == 0 and err == ""
+    assert out.startswith("install XLA's compile-only client") and "[tpu|cuda]" in out

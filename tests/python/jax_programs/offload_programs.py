@@ -1002,16 +1002,13 @@ def _compute_on():
     return compute_on
 
 
-@program(deviceless='compiled, no host-compute warning.',
-         verdict=CLEAN,
-         evidence=_HOST_EXECUTE_EVIDENCE + '.')
-def compute_on_host_adamw(hjax, platform):
-    """The AdamW moment update computed on the host with compute_on, plain arithmetic."""
+def _host_adamw_step(hjax, platform, on_host):
+    """An AdamW step whose moment update `on_host` (a compute_on decorator) puts on the
+    host, with the moments in pinned_host memory in and out."""
     jax, jnp, dev = _env()
     host = dev.with_memory_kind("pinned_host")
-    compute_on = _compute_on()
 
-    @compute_on("device_host")
+    @on_host
     @jax.jit
     def moments(mu, nu, g):
         return 0.9 * mu + 0.1 * g, 0.999 * nu + 0.001 * g * g
@@ -1024,6 +1021,14 @@ def compute_on_host_adamw(hjax, platform):
     jf = jax.jit(step, in_shardings=(dev, host, host, dev), out_shardings=(dev, host, host))
     return _lower(hjax, platform, jf, _sds(jax, jnp, s, dev), _sds(jax, jnp, s, host),
                   _sds(jax, jnp, s, host), _sds(jax, jnp, s, dev))
+
+
+@program(deviceless='compiled, no host-compute warning.',
+         verdict=CLEAN,
+         evidence=_HOST_EXECUTE_EVIDENCE + '.')
+def compute_on_host_adamw(hjax, platform):
+    """The AdamW moment update computed on the host with compute_on, plain arithmetic."""
+    return _host_adamw_step(hjax, platform, _compute_on()("device_host"))
 
 
 @program(deviceless='compiled, no host-compute warning.',
@@ -1140,23 +1145,9 @@ def _host_compute(out_memory_spaces):
                   'pinned_host outputs and the operands of the device_put back.')
 def host_compute_adamw_out_host(hjax, platform):
     """The AdamW moments on the host, their results declared host memory (JAX 0.11 API)."""
-    jax, jnp, dev = _env()
-    host = dev.with_memory_kind("pinned_host")
+    import jax
     space = jax.memory.Space
-
-    @_host_compute((space.Host, space.Host))
-    @jax.jit
-    def moments(mu, nu, g):
-        return 0.9 * mu + 0.1 * g, 0.999 * nu + 0.001 * g * g
-
-    def step(p, mu, nu, g):
-        mu, nu = moments(mu, nu, jax.device_put(g, host))
-        upd = jax.device_put(mu, dev) / (jnp.sqrt(jax.device_put(nu, dev)) + 1e-8)
-        return p - 1e-3 * upd, mu, nu
-    s = (256, 128)
-    jf = jax.jit(step, in_shardings=(dev, host, host, dev), out_shardings=(dev, host, host))
-    return _lower(hjax, platform, jf, _sds(jax, jnp, s, dev), _sds(jax, jnp, s, host),
-                  _sds(jax, jnp, s, host), _sds(jax, jnp, s, dev))
+    return _host_adamw_step(hjax, platform, _host_compute((space.Host, space.Host)))
 
 
 @program(deviceless='compiled, no host-compute warning.',

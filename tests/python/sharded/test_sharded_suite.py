@@ -131,8 +131,9 @@ def ours(prog, mesh, backend):
     return _CHECKED[key]
 
 
-def our_verdict(result):
-    codes = {d.code for d in result.diagnostics if d.severity == "error"}
+def our_verdict(result, without=()):
+    """CLEAN, E1200 or REFUSED from our errors (leaving out the codes `without`)."""
+    codes = {d.code for d in result.diagnostics if d.severity == "error"} - set(without)
     if not codes:
         return CLEAN
     return E1200 if codes == {"E1200"} else REFUSED
@@ -171,6 +172,17 @@ def test_verdict_agrees_with_xla(case):
     if n > 1:  # the module checked is the partitioned one
         assert any("%d partitions: checked as XLA's SPMD partitioner gives it" % n in note
                    for note in result.notes), result.notes
+    if backend == "cuda" and "HO1014" in {d.code for d in result.errors}:
+        # A GPU device has no unpinned_host memory: on a real GPU (an H200, JAX 0.11.2,
+        # tests/xla-ref/jax-0.11.2-cuda13-h200) JAX refuses such a program before XLA
+        # compiles it, and the tool refuses it for the GPU (HO1014). The compile-only
+        # client compiles it all the same; what the tool says besides HO1014 must be
+        # that compile's verdict.
+        assert "unpinned_host" in result.xla_input.hlo_text or "S(6)" in \
+            result.xla_input.hlo_text, str(result)
+        assert our_verdict(result, without=("HO1014",)) == \
+            xla_verdict(stored(prog, mesh, backend)), str(result)
+        return
     assert our_verdict(result) == xla_verdict(stored(prog, mesh, backend)), str(result)
 
 
