@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace hloff {
@@ -345,6 +346,24 @@ void Instruction::set_metadata_from(const Instruction& other) {
   absl::string_view text(md->name.data(),
                          md->value.data() + md->value.size() - md->name.data());
   AppendAttribute(Attribute::Text(text, md->name.size(), AttrKind::kRaw));
+}
+
+bool Instruction::HasMetadataLocation() const {
+  if (rare_ != nullptr && rare_->metadata_set) {
+    const OpMetadata& md = metadata();
+    return md.source_line != 0 || md.stack_frame_id != 0;
+  }
+  // The location keys follow the long op_name and source_file values:
+  // searched from the end.
+  absl::string_view text = MetadataText();
+  for (size_t i = text.size(); i-- > 0;) {
+    if (text[i] != '=') continue;
+    absl::string_view key = text.substr(0, i);
+    if (absl::EndsWith(key, "source_line") || absl::EndsWith(key, "stack_frame_id")) {
+      return true;
+    }
+  }
+  return false;
 }
 
 void Instruction::set_diagnostic_metadata(const OpMetadata& metadata) {

@@ -262,6 +262,10 @@ class Instruction {
   // Sets the metadata that metadata() returns (what diagnostics read: op_name,
   // source location) without changing the printed `metadata={...}`.
   void set_diagnostic_metadata(const OpMetadata& metadata);
+  // Whether the metadata has a source location (a source_line or a
+  // stack_frame_id); decided from the text without parsing it when it was
+  // not parsed yet.
+  bool HasMetadataLocation() const;
   // Records where this (pass-created) instruction comes from in the user's
   // program, for diagnostics only: the metadata is not printed.
   void set_origin(const OpMetadata& metadata, SourceLoc loc,

@@ -19,13 +19,12 @@
 // Side-effecting calls are inlined (XLA's CallInliner does not look at side
 // effects). Not mirrored: shard_map bodies kept under the Shardy partitioner
 // (a module option the text does not carry; by the time the offloader runs,
-// the SPMD partitioner has flattened them), and, in the printed text, the
-// metadata XLA gives the copies (PropagateCallMetadata): the call's op_name
-// as the prefix of theirs, and the call's stack frame as the parent of
-// theirs. Diagnostics do read that metadata: a copy's op_name has the
-// call's as prefix and a copy with no location of its own reports the
-// call's (JAX 0.11 lowers jnp.take's gather inside a function with only a
-// name location, and XLA's dumps give it the call's line).
+// the SPMD partitioner has flattened them), and the metadata XLA gives the
+// copies (PropagateCallMetadata: the call's op_name as the prefix of theirs,
+// the call's stack frame as the parent of theirs), except that a copy with
+// no location of its own reports the call's in diagnostics (JAX 0.11 lowers
+// jnp.take's gather inside a function with only a name location, and XLA's
+// dumps give it the call's line).
 //
 // Copies are made in XLA's visiting order (HloComputation::Accept: the
 // unused instructions first, then from the root, operands in order) and
