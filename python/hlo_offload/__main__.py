@@ -66,6 +66,8 @@ def main(argv: Optional[Sequence[str]] = None, *, replace_process: bool = True) 
     command, index = _subcommand(argv)
     if command == "install-xla":
         return _install_xla(argv[index + 1:])
+    if any(a in ("-h", "--help") for a in argv[:argv.index("--") if "--" in argv else None]):
+        return _help(command, argv)
     try:
         xla, argv = _xla_options(argv, command)
     except _Usage as e:
@@ -83,6 +85,43 @@ def main(argv: Optional[Sequence[str]] = None, *, replace_process: bool = True) 
         sys.stderr.flush()
         os.execv(exe, ["hlo-offload", *argv])
     return subprocess.call([exe, *argv])
+
+
+# What this command line adds to the C++ one's help (docs/CLI.md: "XLA's own verdict" for
+# --xla, "Inputs" for .mlir files and --platform).
+_PYTHON_HELP = {
+    None: ("Options and subcommands of this Python command line (beside the C++ one's):\n"
+           "  install-xla [tpu|cuda]      install XLA's compile-only client for --xla\n"
+           "  a FILE ending in .mlir      StableHLO (JAX's Lowered.as_text()), converted by "
+           "the JAX front end\n"),
+    "check": ("Options of this Python command line (beside the C++ one's):\n"
+              "  --platform tpu|cuda|rocm|cpu  what the .mlir FILEs were lowered for (the "
+              "text does not say)\n"
+              "  --xla tpu|cuda              also compile each FILE with XLA's compile-only "
+              "client and put its verdict beside ours (install-xla first)\n"
+              "  --xla-topology T            what --xla compiles for (a TPU topology such as "
+              "v5e:2x4; for cuda a GPU target config file)\n"
+              "  FILE may end in .mlir: StableHLO, converted by the JAX front end\n"),
+}
+_PYTHON_HELP["fix"] = _PYTHON_HELP["check"]
+for _c in ("opt", "fmt", "report"):
+    _PYTHON_HELP[_c] = ("Options of this Python command line (beside the C++ one's):\n"
+                        "  --platform tpu|cuda|rocm|cpu  what the .mlir FILEs were lowered "
+                        "for (the text does not say)\n"
+                        "  FILE may end in .mlir: StableHLO, converted by the JAX front "
+                        "end\n")
+
+
+def _help(command: Optional[str], argv: List[str]) -> int:
+    """The C++ command line's help, then what this command line adds to it."""
+    sys.stdout.flush()
+    proc = subprocess.run([_executable(), *argv], stdout=subprocess.PIPE)
+    sys.stdout.buffer.write(proc.stdout)
+    extra = _PYTHON_HELP.get(command)
+    if proc.returncode == 0 and extra:
+        sys.stdout.write("\n" + extra)
+    sys.stdout.flush()
+    return proc.returncode
 
 
 def _option_value(argv: List[str], i: int, name: str, eq: str,

@@ -130,3 +130,16 @@ def test_install_xla_help():
     rc, out, err = _cli("install-xla", "--help")
     assert rc == 0 and err == ""
     assert out.startswith("install XLA's compile-only client") and "[tpu|cuda]" in out
+
+
+def test_help_names_the_python_options():
+    """The console command's help is the C++ one's and then what this command line adds
+    (--platform, --xla, --xla-topology, .mlir files, install-xla)."""
+    rc, out, _ = _cli("check", "--help")
+    assert rc == 0 and "--pinned-host-budget" in out   # the C++ help
+    assert "--platform tpu|cuda|rocm|cpu" in out and "--xla tpu|cuda" in out
+    assert "--xla-topology T" in out
+    rc, out, _ = _cli("--help")
+    assert rc == 0 and "install-xla [tpu|cuda]" in out
+    rc, out, _ = _cli("report", "--help")
+    assert rc == 0 and "--platform" in out and "--xla " not in out
