@@ -1774,6 +1774,9 @@ absl::Status Parser::ParseInstruction(Computation& comp) {
           body_->typed_operands.push_back(
               TypedOperand{instr, operand_scratch_.size(), typed, typed_pos});
         }
+        // Its base defined later (or in another part of a parallel read):
+        // the edges are checked for a cycle once the body is finished.
+        if (body_->scope.Find(*operand) == nullptr) body_->needs_cycle_check = true;
         body_->compact_gtes.push_back(std::move(gte));
         operand_scratch_.push_back(nullptr);
         if (Consume(',')) continue;
