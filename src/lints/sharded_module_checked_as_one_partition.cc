@@ -17,34 +17,34 @@ namespace {
 // partitioner for JAX and StableHLO sources, docs/SHARDED.md).
 class ShardedModuleCheckedAsOnePartition : public LintChecker {
  public:
-  void AfterModule(LintContext& context) override {
-    const Module& module = context.module();
-    const int64_t partitions = NumPartitions(module);
-    if (partitions <= 1) return;
-    const Instruction* sharding = nullptr;
-    for (const auto& computation : module.computations()) {
-      for (const Instruction* instr : computation->instructions()) {
-        if (instr->opcode() == HloOpcode::kCustomCall &&
-            IsRemovedShardingTarget(instr->custom_call_target())) {
-          sharding = instr;
-          break;
-        }
-      }
-      if (sharding != nullptr) break;
+  bool Visits(LintPhase phase, HloOpcode opcode) const override {
+    return phase == LintPhase::kInput && opcode == HloOpcode::kCustomCall;
+  }
+  void BeforeModule(LintContext& context) override {
+    partitions_ = NumPartitions(context.module());
+  }
+  // The first sharding custom-call of the traversal, in a module of several
+  // partitions.
+  void OnInstruction(const Instruction* instr, LintContext&) override {
+    if (partitions_ > 1 && sharding_ == nullptr &&
+        IsRemovedShardingTarget(instr->custom_call_target())) {
+      sharding_ = instr;
     }
-    if (sharding == nullptr) return;
+  }
+  void AfterModule(LintContext& context) override {
+    if (sharding_ == nullptr) return;
     Diagnostic d = MakeDiagnostic(
         DiagCode::kHO3017,
         absl::StrCat(
-            "the module has ", partitions,
-            " partitions and is not partitioned yet (\"", sharding->input_name(),
-            "\" is a ", sharding->custom_call_target(),
+            "the module has ", partitions_,
+            " partitions and is not partitioned yet (\"", sharding_->input_name(),
+            "\" is a ", sharding_->custom_call_target(),
             " custom-call): XLA runs the SPMD partitioner before the offloader, "
             "which gives each value its per-device shape and may put "
             "collectives on host paths, which the offloader runs on the host; it is checked "
             "here as written, as one partition, so those are not seen and "
             "byte figures are global"),
-        sharding);
+        sharding_);
     d.severity = Severity::kNote;
     d.notes.push_back(Note{
         "check the JAX program (hlo_offload.check(jax.jit(f), *args)) or its "
@@ -55,6 +55,10 @@ class ShardedModuleCheckedAsOnePartition : public LintChecker {
         {}});
     context.out().push_back(std::move(d));
   }
+
+ private:
+  int64_t partitions_ = 1;
+  const Instruction* sharding_ = nullptr;
 };
 
 }  // namespace

@@ -12,19 +12,23 @@
 #include "passes/replace_instruction.h"
 
 namespace hloff {
-namespace {
 
-// minor_to_major of `shape`, the default (descending) one when it has none.
-std::vector<int64_t> MinorToMajor(const Shape& shape) {
+std::vector<int64_t> DefaultMinorToMajor(int64_t rank) {
+  std::vector<int64_t> m2m(rank);
+  for (int64_t i = 0; i < rank; ++i) m2m[i] = rank - 1 - i;
+  return m2m;
+}
+
+std::vector<int64_t> MinorToMajorOrDefault(const Shape& shape) {
   if (shape.has_layout &&
       static_cast<int64_t>(shape.layout.minor_to_major.size()) ==
           shape.rank()) {
     return shape.layout.minor_to_major;
   }
-  std::vector<int64_t> m2m(shape.rank());
-  for (int64_t i = 0; i < shape.rank(); ++i) m2m[i] = shape.rank() - 1 - i;
-  return m2m;
+  return DefaultMinorToMajor(shape.rank());
 }
+
+namespace {
 
 // xla::IndexUtil::MultidimensionalIndexToLinearIndex with `minor_to_major`.
 int64_t PhysicalIndex(const Shape& shape, const std::vector<int64_t>& m2m,
@@ -40,7 +44,7 @@ int64_t PhysicalIndex(const Shape& shape, const std::vector<int64_t>& m2m,
 // One direction of XLA's check: each unit index of `a` and the index of `b`
 // with the same row-major (logical) position have the same physical offset.
 bool UnitIndicesAgree(const Shape& a, const Shape& b) {
-  std::vector<int64_t> a_m2m = MinorToMajor(a), b_m2m = MinorToMajor(b);
+  std::vector<int64_t> a_m2m = MinorToMajorOrDefault(a), b_m2m = MinorToMajorOrDefault(b);
   const int64_t a_rank = a.rank(), b_rank = b.rank();
   for (int64_t dim = 0; dim < a_rank; ++dim) {
     if (a.dimensions[dim] <= 1) continue;
@@ -339,7 +343,7 @@ bool XlaReshapeIsBitcast(const Shape& input, const Shape& output) {
 
 bool XlaTransposeIsBitcast(const Shape& input, const Shape& output,
                            absl::Span<const int64_t> dimensions) {
-  std::vector<int64_t> in = MinorToMajor(input), out = MinorToMajor(output);
+  std::vector<int64_t> in = MinorToMajorOrDefault(input), out = MinorToMajorOrDefault(output);
   if (in.size() != out.size() || dimensions.size() != out.size()) return false;
   // ComposePermutations(dimensions, out)[i] = dimensions[out[i]].
   for (size_t i = 0; i < out.size(); ++i) {

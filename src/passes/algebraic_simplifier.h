@@ -26,10 +26,18 @@
 #ifndef HLO_OFFLOAD_PASSES_ALGEBRAIC_SIMPLIFIER_H_
 #define HLO_OFFLOAD_PASSES_ALGEBRAIC_SIMPLIFIER_H_
 
+#include <vector>
+
 #include "ir/shape.h"
 #include "passes/pass.h"
 
 namespace hloff {
+
+// The default (descending) minor_to_major of a rank: {rank-1, ..., 0}.
+std::vector<int64_t> DefaultMinorToMajor(int64_t rank);
+// minor_to_major of `shape`, the default one when it has no layout (or one
+// of another rank).
+std::vector<int64_t> MinorToMajorOrDefault(const Shape& shape);
 
 // xla::ShapeUtil::ReshapeIsBitcast: same element type and count, and every
 // unit index of either shape lands at the same physical offset in the

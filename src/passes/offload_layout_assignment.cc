@@ -16,12 +16,6 @@ Layout WithMinorToMajor(const Layout& like, std::vector<int64_t> minor_to_major)
   return layout;
 }
 
-std::vector<int64_t> DefaultMinorToMajor(int64_t rank) {
-  std::vector<int64_t> m2m(rank);
-  for (int64_t i = 0; i < rank; ++i) m2m[i] = rank - 1 - i;
-  return m2m;
-}
-
 // Whether a layout is plain: a dimension order and a memory space, nothing
 // else (no tiles, element size or other tail), so that changing the order is
 // all a new layout means.
@@ -145,11 +139,8 @@ absl::StatusOr<bool> OffloadLayoutAssignment::Run(Module& module) {
         wanted = layout;
       }
       if (!agree || !wanted) continue;
-      auto current = [](const Shape& s) {
-        return s.has_layout ? s.layout.minor_to_major : DefaultMinorToMajor(s.rank());
-      };
-      if (current(move->shape()) == wanted->minor_to_major &&
-          current(operand->shape()) == wanted->minor_to_major) {
+      if (MinorToMajorOrDefault(move->shape()) == wanted->minor_to_major &&
+          MinorToMajorOrDefault(operand->shape()) == wanted->minor_to_major) {
         continue;
       }
       for (Instruction* instr : {operand, move}) {
