@@ -34,19 +34,22 @@ else
 fi
 
 if [ "${HLOFF_SETUP_NO_PYTHON:-0}" = 1 ]; then exit 0; fi
-# The Python package with its JAX front end and the test runner, in .venv
-# (python3 of PATH; PYTHON= names another).
-if [ ! -x .venv/bin/python3 ]; then
-  echo "setup: creating .venv"
-  "${PYTHON:-python3}" -m venv .venv
+# The Python package with its JAX front end and the test runner, in a virtual
+# environment: .venv with python3 of PATH; PYTHON= names another interpreter and
+# VENV= another folder (the second CI environment: pyenv's Python 3.13 in
+# .venv-py313, which gets jax 0.12; README, "Supported JAX versions").
+venv=${VENV:-.venv}
+if [ ! -x "$venv/bin/python3" ]; then
+  echo "setup: creating $venv"
+  "${PYTHON:-python3}" -m venv "$venv"
 fi
-echo "setup: installing the Python package into .venv (builds the C++ core the first time: a few minutes)"
+echo "setup: installing the Python package into $venv (builds the C++ core the first time: a few minutes)"
 # The build backend lives in .venv and the package is built without an isolated
 # environment, so that build-py/ keeps pointing at the same nanobind and a second
 # install recompiles only what changed (an isolated build gets a new temporary
 # nanobind each time, and with it every object file is rebuilt).
-.venv/bin/python3 -m pip install -q --disable-pip-version-check \
+"$venv/bin/python3" -m pip install -q --disable-pip-version-check \
   'scikit-build-core>=0.10' 'nanobind>=2.0'
-.venv/bin/python3 -m pip install -q --disable-pip-version-check --no-build-isolation \
+"$venv/bin/python3" -m pip install -q --disable-pip-version-check --no-build-isolation \
   '.[jax,test]'
-echo "setup: $(.venv/bin/hlo-offload --version) at .venv/bin/hlo-offload"
+echo "setup: $("$venv/bin/hlo-offload" --version) at $venv/bin/hlo-offload"

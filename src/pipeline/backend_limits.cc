@@ -54,7 +54,7 @@ int64_t SlicedDimensions(const Instruction& ds) {
 // libtpu's async slice limit: a dynamic-slice from host memory to device
 // slicing several dimensions (HO1013).
 void CheckTpuAsyncSlices(const Module& module, TargetBackend backend,
-                         std::vector<Diagnostic>& out) {
+                         const XlaSemantics& xla, std::vector<Diagnostic>& out) {
   for (const auto& computation : module.computations()) {
     for (const Instruction* instr : computation->instructions()) {
       if (instr->opcode() != HloOpcode::kDynamicSlice || instr->operand_count() < 1) {
@@ -77,6 +77,11 @@ void CheckTpuAsyncSlices(const Module& module, TargetBackend backend,
                        " from host memory slicing ", sliced, " dimensions of ",
                        ShapeToString(operand)),
           instr);
+      d.notes.push_back(Note{
+          absl::StrCat("libtpu ", xla.Series(XlaPackage::kLibtpu),
+                       " refuses it; libtpu 0.0.52 compiles it (--xla-version "
+                       "chooses the XLA whose verdict is reproduced)"),
+          {}});
       if (backend == TargetBackend::kAny) {
         d.severity = Severity::kWarning;
         d.message = absl::StrCat("on TPU: ", d.message,
@@ -91,8 +96,11 @@ void CheckTpuAsyncSlices(const Module& module, TargetBackend backend,
 }  // namespace
 
 void CheckBackendLimits(const Module& module, TargetBackend backend,
-                        std::vector<Diagnostic>& out) {
-  if (backend != TargetBackend::kGpu) CheckTpuAsyncSlices(module, backend, out);
+                        const XlaSemantics& xla, std::vector<Diagnostic>& out) {
+  if (backend != TargetBackend::kGpu &&
+      xla.Has(XlaBehaviour::kTpuAsyncSliceOneDimension)) {
+    CheckTpuAsyncSlices(module, backend, xla, out);
+  }
   if (backend == TargetBackend::kTpu) return;
   for (const auto& computation : module.computations()) {
     for (const Instruction* instr : computation->instructions()) {

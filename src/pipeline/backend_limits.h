@@ -8,6 +8,7 @@
 #include "diag/diagnostic.h"
 #include "ir/hlo.h"
 #include "lints/offload_lints.h"
+#include "pipeline/xla_versions.h"
 
 namespace hloff {
 
@@ -20,15 +21,15 @@ namespace hloff {
 // memory spaces). HO1012,
 // an error for kGpu; for kAny a warning that names the GPU (libtpu accepts
 // such modules); nothing for kTpu.
-// libtpu's async slices (libtpu 0.0.42.1, deviceless compiles: the
-// dynamic-slice the offloader leaves between host memory and device becomes a
-// `dynamic-slice-start`): one that slices more than one dimension (slice size
-// below the operand's dimension) is UNIMPLEMENTED. HO1013, an error for kTpu,
-// a warning naming the TPU for kAny, nothing for kGpu (the CUDA plugin
-// compiles it).
+// libtpu's async slices (the dynamic-slice the offloader leaves between host
+// memory and device becomes a `dynamic-slice-start`): where `xla` has
+// XlaBehaviour::kTpuAsyncSliceOneDimension (libtpu 0.0.42), one that slices
+// more than one dimension (slice size below the operand's dimension) is
+// UNIMPLEMENTED. HO1013, an error for kTpu, a warning naming the TPU for
+// kAny, nothing for kGpu (the CUDA plugin compiles it).
 // Appends to `out`; linear in the module.
 void CheckBackendLimits(const Module& module, TargetBackend backend,
-                        std::vector<Diagnostic>& out);
+                        const XlaSemantics& xla, std::vector<Diagnostic>& out);
 
 // What a backend refuses in the module as given, before the passes: a GPU
 // device has no unpinned host memory (XLA's StreamExecutorGpuClient attaches

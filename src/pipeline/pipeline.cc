@@ -302,7 +302,8 @@ ModuleResult RunOnParsedModule(std::unique_ptr<Module> module,
     for (Diagnostic& d : refused) result.diagnostics.push_back(std::move(d));
     if (passed && options.passes.empty()) {
       // What the backend's compiler refuses after the offloader.
-      CheckBackendLimits(*module, options.lint.backend, result.diagnostics);
+      CheckBackendLimits(*module, options.lint.backend, options.xla,
+                         result.diagnostics);
     }
     if (passed && lint) LintOutput(*module, facts, lints, options.lint);
     if (lint) LintVerdict(*module, facts, result.diagnostics, lints);
@@ -558,7 +559,9 @@ absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
       outcome.errors.push_back(*std::move(run.unreported_failure));
     }
   }
-  return std::move(builder).Finish(*module, std::move(outcome));
+  absl::StatusOr<Report> report = std::move(builder).Finish(*module, std::move(outcome));
+  if (report.ok()) report->xla_semantics = options.xla.Describe();
+  return report;
 }
 
 PipelineResult RunPipeline(Command command,
@@ -567,6 +570,7 @@ PipelineResult RunPipeline(Command command,
   PipelineResult result;
   result.command = command;
   result.path = options.path;
+  result.xla_semantics = options.xla.Describe();
   result.unchanged = command == Command::kFix;
   result.trace_kept = options.trace == nullptr && options.trace_level > 0 &&
                       command != Command::kReport;
@@ -625,6 +629,7 @@ PipelineResult RunPipelineOnModule(Command command,
   PipelineResult result;
   result.command = command;
   result.path = options.path;
+  result.xla_semantics = options.xla.Describe();
   result.trace_kept = options.trace == nullptr && options.trace_level > 0;
   std::ostringstream kept_trace;
   std::ostream* trace = result.trace_kept ? &kept_trace : options.trace;

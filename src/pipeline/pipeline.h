@@ -34,6 +34,7 @@
 #include "passes/offload_fixes.h"
 #include "passes/pass.h"
 #include "pipeline/choices.h"
+#include "pipeline/xla_versions.h"
 #include "report/report.h"
 
 namespace hloff {
@@ -71,6 +72,9 @@ struct PipelineOptions {
   // offloader has run on already (HO3015) gets the offloading passes alone
   // either way, as XLA's passes on it would only undo the offloading.
   PassPipeline pipeline = PassPipeline::kXla;
+  // The XLA whose verdicts to reproduce where versions differ
+  // (`--xla-version`; pipeline/xla_versions.h): the newest known by default.
+  XlaSemantics xla;
   // check, opt and fix: run the HO3xxx lints (`--no-lints` clears it).
   bool lints = true;
   // The codes reported (`--disable`, `--enable`; diag/code_selection.h): a
@@ -182,6 +186,9 @@ struct PipelineResult {
   // The trace was kept in ModuleResult::trace (PipelineOptions::trace was
   // null and trace_level > 0).
   bool trace_kept = false;
+  // The XLA semantics the run used (XlaSemantics::Describe of
+  // PipelineOptions::xla), for the JSON and the report.
+  std::string xla_semantics;
   // The input text (kept alive: the modules' names point into it).
   std::shared_ptr<const TextBuffer> input;
 };
@@ -254,7 +261,7 @@ std::string RenderDiagnostics(const PipelineResult& result,
                               const RenderOptions& render = {});
 
 // The `--format=json` document of check (docs/CLI.md): `{"version": 1,
-// "files": [...]}`, one entry per module (an unreadable file: one entry
+// "files": [...], "xla_semantics": "libtpu 0.0.52, ..."}`, one entry per module (an unreadable file: one entry
 // with "error"), indented, ending with a newline. Every diagnostic has its
 // entry; those of a group (diag/group.h) also have `group` (the index of
 // the group's first diagnostic in the same `diagnostics` array) and

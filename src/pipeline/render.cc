@@ -128,7 +128,12 @@ std::string RenderJson(const std::vector<const PipelineResult*>& results) {
                        {"diagnostics", diagnostics}});
     }
   }
-  return DumpJson(nlohmann::json({{"version", 1}, {"files", files}})) + "\n";
+  nlohmann::json document({{"version", 1}, {"files", files}});
+  // Every input of one run is checked with the same XLA's semantics.
+  if (!results.empty() && !results.front()->xla_semantics.empty()) {
+    document["xla_semantics"] = results.front()->xla_semantics;
+  }
+  return DumpJson(document) + "\n";
 }
 
 std::string RenderJson(const PipelineResult& result) {

@@ -196,6 +196,9 @@ std::string RenderReportText(const Report& report) {
   std::string out;
   absl::StrAppend(&out, "module ", report.module, " (", report.file, ")\n");
   absl::StrAppend(&out, "verdict: ", report.Verdict(), "\n");
+  if (!report.xla_semantics.empty()) {
+    absl::StrAppend(&out, "XLA semantics: ", report.xla_semantics, "\n");
+  }
 
   absl::StrAppend(&out, "\noffloaded tensors: ", report.offloads.size(), "\n");
   for (const Offload& offload : report.offloads) {
@@ -546,6 +549,7 @@ nlohmann::ordered_json ReportToJson(const Report& report) {
       {"module", report.module},
       {"has_offloading", report.HasOffloading()},
       {"verdict", report.Verdict()},
+      {"xla_semantics", report.xla_semantics},
       {"host_bytes_in", report.host_bytes_in},
       {"host_bytes_out", report.host_bytes_out},
       {"device_bytes_in", report.device_bytes_in},

@@ -292,6 +292,9 @@ struct PipelineOutcome {
 struct Report {
   std::string file;
   std::string module;
+  // The XLA whose semantics the pipeline reproduced ("libtpu 0.0.52, ...";
+  // pipeline/xla_versions.h); empty when not given.
+  std::string xla_semantics;
   // Entry boundary, from the entry computation layout, in bytes.
   int64_t host_bytes_in = 0;    // parameter leaves in memory space 5
   int64_t host_bytes_out = 0;   // output leaves in memory space 5

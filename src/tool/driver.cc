@@ -22,6 +22,7 @@
 #include "diag/render.h"
 #include "pipeline/choices.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/xla_versions.h"
 #include "support/byte_size.h"
 #include "support/file_io.h"
 #include "support/input_files.h"
@@ -41,6 +42,7 @@ struct Flags {
   std::string passes;
   std::string pipeline = "xla";
   std::string backend;  // empty: not given (any)
+  std::string xla_version;  // empty: the newest known
   bool no_lints = false;
   std::vector<std::string> disable_codes;
   std::vector<std::string> enable_codes;
@@ -153,6 +155,15 @@ void AddOffloadFlags(CLI::App* app, Flags& flags, bool as_for_check) {
                         "backend's compiler, such as HO3005 for the GPU, are "
                         "reported)")
       ->check(CLI::IsMember(TargetBackendNames()));
+  app->add_option("--xla-version", flags.xla_version,
+                  as_for_check
+                      ? "as for check: the XLA whose verdicts to reproduce"
+                      : "the XLA whose verdicts to reproduce where versions "
+                        "differ, PACKAGE-VERSION[,...] (default: the newest "
+                        "known; another version gets the newest semantics and "
+                        "a note). Known:\n" +
+                            KnownXlaVersionsHelp())
+      ->type_name("PKG-VER[,...]");
   app->add_flag("--disable-automatic-host-compute-offload",
                 offload.disable_automatic_host_compute_offload,
                 as_for_check
@@ -454,14 +465,22 @@ int RunModules(Command command, const Flags& flags, PipelineOptions options,
   return exit_status;
 }
 
-// OptionsFrom with the codes of --disable and --enable, or the usage
-// error's exit status.
+// OptionsFrom with the codes of --disable and --enable and the XLA of
+// --xla-version (its notes printed), or the usage error's exit status.
 std::variant<PipelineOptions, int> OptionsWithCodes(const Flags& flags,
                                                     std::ostream& err) {
   PipelineOptions options = OptionsFrom(flags);
   auto codes = CodesFrom(flags);
   if (!codes.ok()) return UsageError(err, codes.status().message());
   options.codes = *std::move(codes);
+  auto xla = XlaSemantics::Parse(flags.xla_version);
+  if (!xla.ok()) {
+    return UsageError(err, absl::StrCat("--xla-version: ", xla.status().message()));
+  }
+  for (const std::string& note : xla->notes()) {
+    err << "hlo-offload: note: " << note << "\n";
+  }
+  options.xla = *std::move(xla);
   return options;
 }
 

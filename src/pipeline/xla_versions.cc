@@ -1,0 +1,214 @@
+// The known XLA versions and what differs between them (xla_versions.h).
+#include "pipeline/xla_versions.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace hloff {
+namespace {
+
+// Oldest first per package; the last of a package is its newest.
+const std::vector<KnownXlaVersion>& Known() {
+  static const auto* known = new std::vector<KnownXlaVersion>{
+      {XlaPackage::kLibtpu, "0.0.42",
+       "libtpu 0.0.42.1 with jaxlib 0.10.2 (tests/xla-ref/libtpu-0.0.42.1-*)"},
+      {XlaPackage::kLibtpu, "0.0.52",
+       "libtpu 0.0.52 with jaxlib 0.12.0.1 (tests/xla-ref/libtpu-0.0.52-*)"},
+      {XlaPackage::kCudaPlugin, "0.10.2",
+       "jax-cuda12-plugin 0.10.2 with jaxlib 0.10.2 "
+       "(tests/xla-ref/cuda12-plugin-0.10.2-*)"},
+      {XlaPackage::kCudaPlugin, "0.11.2",
+       "jax-cuda13-plugin 0.11.2 on an NVIDIA H200 "
+       "(tests/xla-ref/jax-0.11.2-cuda13-h200)"},
+  };
+  return *known;
+}
+
+// One behaviour and the known series of its package it holds for
+// (inclusive; `last` empty: up to the newest known).
+struct BehaviourRow {
+  XlaBehaviour behaviour;
+  XlaPackage package;
+  absl::string_view first;
+  absl::string_view last;
+  // Where it was seen: the versions and the programs that show it.
+  absl::string_view evidence;
+};
+
+constexpr BehaviourRow kRows[] = {
+    {XlaBehaviour::kTpuAsyncSliceOneDimension, XlaPackage::kLibtpu, "0.0.42",
+     "0.0.42",
+     "libtpu 0.0.42.1: UNIMPLEMENTED \"Async slice only supports slicing in 1 "
+     "dimension\" on the corpus' multi-dimension host slices; libtpu 0.0.52 "
+     "(and 0.0.50.1) compiles the same modules (tests/xla-ref/libtpu-0.0.52-*)"},
+};
+
+// Dotted numbers of `version` ("0.0.42.1" -> {0, 0, 42, 1}); nullopt when
+// it is not dotted numbers.
+std::optional<std::vector<int>> VersionParts(absl::string_view version) {
+  std::vector<int> parts;
+  for (absl::string_view part : absl::StrSplit(version, '.')) {
+    int n = 0;
+    if (part.empty() || !absl::SimpleAtoi(part, &n) || n < 0) return std::nullopt;
+    parts.push_back(n);
+  }
+  if (parts.empty()) return std::nullopt;
+  return parts;
+}
+
+// Whether `version` belongs to `series`: equal, or `series` followed by
+// more parts ("0.0.42.1" is in "0.0.42").
+bool InSeries(const std::vector<int>& version, absl::string_view series) {
+  std::optional<std::vector<int>> s = VersionParts(series);
+  if (!s.has_value() || s->size() > version.size()) return false;
+  return std::equal(s->begin(), s->end(), version.begin());
+}
+
+// The index of the newest known version of `package`.
+size_t Newest(XlaPackage package) {
+  const auto& known = Known();
+  size_t found = 0;
+  for (size_t i = 0; i < known.size(); ++i) {
+    if (known[i].package == package) found = i;
+  }
+  return found;
+}
+
+// The package a spec item names: "libtpu", or a CUDA plugin by any of its
+// spellings (jax-cuda12-plugin, jax-cuda13-plugin, cuda12-plugin,
+// cuda-plugin, cuda).
+std::optional<XlaPackage> PackageNamed(absl::string_view name) {
+  std::string lower = absl::AsciiStrToLower(name);
+  if (lower == "libtpu" || lower == "tpu") return XlaPackage::kLibtpu;
+  for (absl::string_view n :
+       {"jax-cuda-plugin", "jax-cuda12-plugin", "jax-cuda13-plugin", "cuda12-plugin",
+        "cuda13-plugin", "cuda-plugin", "cuda", "gpu"}) {
+    if (lower == n) return XlaPackage::kCudaPlugin;
+  }
+  return std::nullopt;
+}
+
+// Splits "PACKAGE-VERSION" or "PACKAGE=VERSION" at the last '-' or '='
+// before the version's first digit.
+std::optional<std::pair<absl::string_view, absl::string_view>> SplitItem(
+    absl::string_view item) {
+  size_t at = item.find('=');
+  if (at == absl::string_view::npos) at = item.rfind('-');
+  if (at == absl::string_view::npos || at == 0 || at + 1 >= item.size()) {
+    return std::nullopt;
+  }
+  absl::string_view version = item.substr(at + 1);
+  absl::ConsumePrefix(&version, "=");  // libtpu==0.0.52, as pip spells it
+  return std::make_pair(item.substr(0, at), version);
+}
+
+}  // namespace
+
+const std::vector<KnownXlaVersion>& KnownXlaVersions() { return Known(); }
+
+absl::string_view XlaPackageName(XlaPackage package) {
+  switch (package) {
+    case XlaPackage::kLibtpu:
+      return "libtpu";
+    case XlaPackage::kCudaPlugin:
+      return "jax-cuda-plugin";
+  }
+  return "";
+}
+
+std::string KnownXlaVersionsHelp() {
+  std::string out;
+  for (const KnownXlaVersion& v : Known()) {
+    absl::StrAppend(&out, out.empty() ? "" : "\n", "  ", XlaPackageName(v.package), "-",
+                    v.series, ": measured on ", v.measured_on);
+  }
+  return out;
+}
+
+XlaSemantics::XlaSemantics()
+    : libtpu_(Newest(XlaPackage::kLibtpu)),
+      cuda_plugin_(Newest(XlaPackage::kCudaPlugin)) {}
+
+bool XlaSemantics::Has(XlaBehaviour behaviour) const {
+  for (const BehaviourRow& row : kRows) {
+    if (row.behaviour != behaviour) continue;
+    std::optional<std::vector<int>> chosen = VersionParts(Series(row.package));
+    std::optional<std::vector<int>> first = VersionParts(row.first);
+    if (!chosen || !first) continue;
+    if (*chosen < *first) continue;
+    if (!row.last.empty()) {
+      std::optional<std::vector<int>> last = VersionParts(row.last);
+      if (!last || *chosen > *last) continue;
+    }
+    return true;
+  }
+  return false;
+}
+
+absl::string_view XlaSemantics::Series(XlaPackage package) const {
+  return Known()[package == XlaPackage::kLibtpu ? libtpu_ : cuda_plugin_].series;
+}
+
+std::string XlaSemantics::Describe() const {
+  return absl::StrCat("libtpu ", Series(XlaPackage::kLibtpu), ", ",
+                      XlaPackageName(XlaPackage::kCudaPlugin), " ",
+                      Series(XlaPackage::kCudaPlugin));
+}
+
+absl::StatusOr<XlaSemantics> XlaSemantics::Parse(absl::string_view spec) {
+  XlaSemantics semantics;
+  spec = absl::StripAsciiWhitespace(spec);
+  if (spec.empty() || spec == "newest") return semantics;
+  for (absl::string_view raw : absl::StrSplit(spec, ',', absl::SkipEmpty())) {
+    absl::string_view item = absl::StripAsciiWhitespace(raw);
+    auto split = SplitItem(item);
+    std::optional<XlaPackage> package;
+    if (split) package = PackageNamed(split->first);
+    if (!split || !package) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown XLA version '", item,
+          "': expected PACKAGE-VERSION with PACKAGE libtpu or jax-cuda12-plugin "
+          "(e.g. libtpu-0.0.52, jax-cuda12-plugin-0.10.2), or 'newest'"));
+    }
+    std::optional<std::vector<int>> version = VersionParts(split->second);
+    if (!version) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "XLA version '", item, "': '", split->second,
+          "' is not a version (dotted numbers such as 0.0.52)"));
+    }
+    size_t chosen = Newest(*package);
+    bool known = false;
+    // The longest known series the version belongs to.
+    size_t best_length = 0;
+    const auto& all = Known();
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (all[i].package != *package || !InSeries(*version, all[i].series)) continue;
+      size_t length = VersionParts(all[i].series)->size();
+      if (length >= best_length) {
+        best_length = length;
+        chosen = i;
+        known = true;
+      }
+    }
+    if (!known) {
+      semantics.notes_.push_back(absl::StrCat(
+          XlaPackageName(*package), " ", split->second,
+          " is not a version hlo-offload was measured against; using the "
+          "newest known semantics, ",
+          XlaPackageName(*package), " ", all[chosen].series));
+    }
+    (*package == XlaPackage::kLibtpu ? semantics.libtpu_ : semantics.cuda_plugin_) =
+        chosen;
+  }
+  return semantics;
+}
+
+}  // namespace hloff
