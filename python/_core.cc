@@ -45,6 +45,7 @@
 #include "pipeline/entry_memory_spaces.h"
 #include "pipeline/front_end_input.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/xla_versions.h"
 #include "text/parser.h"
 #include "support/byte_size.h"
 #include "tool/driver.h"
@@ -496,6 +497,22 @@ NB_MODULE(_core, m) {
             o.pipeline = *pipeline;
           },
           "--pipeline: xla or offload.")
+      .def_prop_rw(
+          "xla_version",
+          [](const PipelineOptions& o) { return o.xla.Describe(); },
+          [](PipelineOptions& o, const std::string& spec) {
+            absl::StatusOr<XlaSemantics> xla = XlaSemantics::Parse(spec);
+            if (!xla.ok()) throw nb::value_error(std::string(xla.status().message()).c_str());
+            o.xla = *std::move(xla);
+          },
+          "--xla-version (pipeline/xla_versions.h): set with PACKAGE-VERSION[,...] "
+          "('libtpu-0.0.52', '' or 'newest' for the newest known); reads back the "
+          "semantics chosen ('libtpu 0.0.52, jax-cuda-plugin 0.11.2'). ValueError for "
+          "an unknown package or a malformed version.")
+      .def_prop_ro(
+          "xla_version_notes", [](const PipelineOptions& o) { return o.xla.notes(); },
+          "One line per version given that the table does not know (it got the newest "
+          "known semantics).")
       .def_rw("lints", &PipelineOptions::lints, "The HO3xxx lints (--no-lints clears it).")
       .def(
           "select_codes",
@@ -809,5 +826,17 @@ NB_MODULE(_core, m) {
       "text"_a, "The entry_computation_layout of the module's HloModule line, braces "
       "included; ValueError when it has none.");
   m.def("version", [] { return std::string(ToolVersion()); });
+  m.def(
+      "known_xla_versions",
+      [] {
+        std::vector<std::tuple<std::string, std::string, std::string>> out;
+        for (const KnownXlaVersion& v : KnownXlaVersions()) {
+          out.emplace_back(std::string(XlaPackageName(v.package)), std::string(v.series),
+                           std::string(v.measured_on));
+        }
+        return out;
+      },
+      "The XLA versions whose verdicts are known (pipeline/xla_versions.h), oldest "
+      "first per package: (package, series, what the table was measured on).");
   m.attr("MAX_INPUT_BYTES") = kMaxInputBytes;
 }

@@ -68,6 +68,7 @@ def main(argv: Optional[Sequence[str]] = None, *, replace_process: bool = True) 
         return _install_xla(argv[index + 1:])
     if any(a in ("-h", "--help") for a in argv[:argv.index("--") if "--" in argv else None]):
         return _help(command, argv)
+    _default_xla_version()
     try:
         xla, argv = _xla_options(argv, command)
     except _Usage as e:
@@ -85,6 +86,17 @@ def main(argv: Optional[Sequence[str]] = None, *, replace_process: bool = True) 
         sys.stderr.flush()
         os.execv(exe, ["hlo-offload", *argv])
     return subprocess.call([exe, *argv])
+
+
+def _default_xla_version() -> None:
+    """The C++ command line's default `--xla-version` ($HLO_OFFLOAD_XLA_VERSION) from the
+    installed libtpu and CUDA plugin (as check() chooses it), unless already set."""
+    if "HLO_OFFLOAD_XLA_VERSION" in os.environ:
+        return
+    from ._xla import installed_xla_version
+    version = installed_xla_version()
+    if version:
+        os.environ["HLO_OFFLOAD_XLA_VERSION"] = version
 
 
 # What this command line adds to the C++ one's help (docs/CLI.md: "XLA's own verdict" for

@@ -13,10 +13,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
-from . import _core
+from . import _core, _xla
 from ._types import (Diagnostic, FixError, FixedModule, ParseError, Report, Result,
                      Severity, Strategy, _front_end_diagnostic, _undecodable_bytes_error,
                      _unencodable_text_error)
@@ -480,11 +481,12 @@ def _run_args(inp: _Input, *, lints: bool = True, pinned_host_budget: Any = None
               strategy: Any = "host-output", keep_modules: bool = False,
               split_input_file: bool = False, xla_flags: Any = None, max_nodes: Any = 400,
               pipeline: Any = "xla", ignore: Codes = None,
-              select: Codes = None) -> "_core.PipelineOptions":
+              select: Codes = None, xla_version: Optional[str] = None) -> "_core.PipelineOptions":
     """The core's PipelineOptions for the public functions' arguments, each checked
     (TypeError for a wrong type, ValueError for a wrong value)."""
     options = _core.PipelineOptions()
     options.path = inp.path
+    _set_xla_version(options, xla_version)
     options.select_codes(_codes("ignore", ignore, True), _codes("select", select, False))
     if not isinstance(pipeline, str):
         raise TypeError(f"pipeline must be a str, not {type(pipeline).__name__}")
@@ -518,6 +520,19 @@ def _run_args(inp: _Input, *, lints: bool = True, pinned_host_budget: Any = None
         # line of text without debug info), the converted HLO module's line after.
         options.locate_in_source = True
     return options
+
+
+def _set_xla_version(options: "_core.PipelineOptions", xla_version: Optional[str]) -> None:
+    """options.xla_version from `xla_version` (`--xla-version`'s PACKAGE-VERSION[,...]),
+    by default the installed libtpu and CUDA plugin (_xla.installed_xla_version); a
+    version the table does not know gets the newest known semantics and a warning."""
+    if xla_version is None:
+        xla_version = _xla.installed_xla_version()
+    elif not isinstance(xla_version, str):
+        raise TypeError(f"xla_version must be a str, not {type(xla_version).__name__}")
+    options.xla_version = xla_version
+    for note in options.xla_version_notes:
+        warnings.warn(f"hlo-offload: {note}", stacklevel=4)
 
 
 # JAX platform -> `--backend` (lints/offload_lints.h, TargetBackend).
@@ -677,7 +692,7 @@ def check(source: Any, *args: Any, platform: Optional[str] = None, lints: bool =
           split_input_file: bool = False, xla_flags: Optional[Mapping[str, bool]] = None,
           pipeline: str = "xla", ignore: Codes = None, select: Codes = None,
           xla: Optional[str] = None, xla_topology: Optional[str] = None,
-          **kwargs: Any) -> Result:
+          xla_version: Optional[str] = None, **kwargs: Any) -> Result:
     """Runs XLA's host-offloading pipeline on `source` and reports what it finds
     (`hlo-offload check`).
 
@@ -709,6 +724,11 @@ def check(source: Any, *args: Any, platform: Optional[str] = None, lints: bool =
         cuda a GPU target config file or XLA spec name, "h100_sxm" by default).
         Raises XlaUnavailable (a RuntimeError, with the install command) when the client
         is not installed.
+    xla_version: the XLA whose verdicts to reproduce where versions differ, as
+        `--xla-version` takes it ("libtpu-0.0.42.1", "jax-cuda12-plugin-0.10.2", comma-
+        separated; "newest"); by default the installed libtpu and CUDA plugin
+        (`installed_xla_version()`). A version not measured gets the newest known semantics
+        and a warning; `result.to_json()["xla_semantics"]` says which were used.
     Returns a Result. Raises ParseError (a ValueError) for text that does not parse,
     TypeError/ValueError for bad arguments, OSError for a file that cannot be read,
     ImportError for a JAX source without jax.
@@ -721,7 +741,8 @@ def check(source: Any, *args: Any, platform: Optional[str] = None, lints: bool =
     inp = _partitioned(inp)
     run_args = _run_args(inp, lints=lints, pinned_host_budget=pinned_host_budget,
                          split_input_file=split_input_file, xla_flags=xla_flags,
-                         pipeline=pipeline, ignore=ignore, select=select)
+                         pipeline=pipeline, ignore=ignore, select=select,
+                         xla_version=xla_version)
     outcome = _run("check", inp, run_args)
     try:
         modules = outcome.modules()
@@ -816,7 +837,8 @@ def fix(source: Any, *args: Any, strategy: Union[str, Strategy] = Strategy.HOST_
         platform: Optional[str] = None, filename: Optional[str] = None,
         xla_flags: Optional[Mapping[str, bool]] = None, pipeline: str = "xla",
         ignore: Codes = None, select: Codes = None, xla: Optional[str] = None,
-        xla_topology: Optional[str] = None, **kwargs: Any) -> FixedModule:
+        xla_topology: Optional[str] = None, xla_version: Optional[str] = None,
+        **kwargs: Any) -> FixedModule:
     """Rewrites the module so that every E1200 goes away (`hlo-offload fix`), re-checks it,
     and returns the fixed HLO text as a FixedModule (a str).
 
@@ -839,7 +861,8 @@ def fix(source: Any, *args: Any, strategy: Union[str, Strategy] = Strategy.HOST_
     inp = _resolve(source, args, kwargs, platform=platform, filename=filename,
                    api="fix")
     run_args = _run_args(inp, strategy=strategy, keep_modules=True, xla_flags=xla_flags,
-                         pipeline=pipeline, ignore=ignore, select=select)
+                         pipeline=pipeline, ignore=ignore, select=select,
+                         xla_version=xla_version)
     outcome = _run("fix", inp, run_args)
     try:
         modules = outcome.modules()
@@ -860,7 +883,7 @@ def fix(source: Any, *args: Any, strategy: Union[str, Strategy] = Strategy.HOST_
         paths = list(m["fixed_output_paths"])
         if "output_memory_spaces" not in m:
             # Nothing was fixed and the module was not kept: read its layout as parsed.
-            again = _run("fmt", inp, _run_args(inp, keep_modules=True))
+            again = _run("fmt", inp, _run_args(inp, keep_modules=True, xla_version=""))
             try:
                 parsed = again.modules()
                 if parsed and "output_memory_spaces" in parsed[0]:
@@ -929,7 +952,7 @@ def report(source: Any, *args: Any, platform: Optional[str] = None,
            filename: Optional[str] = None, max_nodes: int = 400,
            split_input_file: bool = False, xla_flags: Optional[Mapping[str, bool]] = None,
            pipeline: str = "xla", ignore: Codes = None, select: Codes = None,
-           **kwargs: Any) -> Report:
+           xla_version: Optional[str] = None, **kwargs: Any) -> Report:
     """The offload report (`hlo-offload report`): what is offloaded, its bytes, where each
     path ends, host memory, transfers, and the picture.
 
@@ -947,7 +970,7 @@ def report(source: Any, *args: Any, platform: Optional[str] = None,
     inp = _partitioned(inp)
     run_args = _run_args(inp, max_nodes=max_nodes, split_input_file=split_input_file,
                          xla_flags=xla_flags, pipeline=pipeline, ignore=ignore,
-                         select=select)
+                         select=select, xla_version=xla_version)
     global_note = None
     if inp is not written:
         global_note = _global_bytes_note(written, run_args)

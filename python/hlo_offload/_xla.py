@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 __all__ = ["BACKENDS", "XlaUnavailable", "XlaVerdict", "install_xla", "installed",
-           "install_command", "compile_module", "compare"]
+           "install_command", "compile_module", "compare", "installed_versions",
+           "installed_xla_version"]
 
 BACKENDS = ("tpu", "cuda")
 
@@ -158,6 +159,79 @@ def install_xla(backend: str = "tpu") -> str:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stdout[-2000:]}"
                            f"{proc.stderr[-2000:]}")
     return pkg_dir(check_backend(backend))
+
+
+# The distributions that carry each backend's compiler (jax's extras "tpu", "cuda12",
+# "cuda13"); their versions choose the XLA semantics (`--xla-version`).
+_COMPILER_DISTRIBUTIONS = {"tpu": ("libtpu",),
+                           "cuda": ("jax-cuda12-plugin", "jax-cuda13-plugin")}
+
+
+def _distribution_version(names: tuple, folder: Optional[str]) -> Optional[str]:
+    """The version of the first of `names` installed in `folder` (an install_xla() folder)
+    or, with folder None, in this environment."""
+    from importlib import metadata
+    for name in names:
+        try:
+            if folder is None:
+                return metadata.version(name)
+            for dist in metadata.distributions(name=name, path=[folder]):
+                return dist.version
+        except metadata.PackageNotFoundError:
+            continue
+        except Exception:  # an unreadable folder: as if absent
+            continue
+    return None
+
+
+def installed_versions() -> Dict[str, str]:
+    """The XLA packages a check would reproduce, by distribution name: {"libtpu": "0.0.52",
+    "jax-cuda12-plugin": "0.10.2"}. Each backend's compiler as install_xla() put it, else
+    as this environment has it, else the one the installed jax asks for (its "tpu" extra's
+    libtpu series; the CUDA plugin of jaxlib's version). Empty without jax or packages."""
+    found: Dict[str, str] = {}
+    for backend, names in _COMPILER_DISTRIBUTIONS.items():
+        folder = pkg_dir(backend)
+        version = (_distribution_version(names, folder) if os.path.isdir(folder) else None) \
+            or _distribution_version(names, None)
+        if version is not None:
+            found[names[0] if backend == "tpu" else _which_plugin(names, folder)] = version
+            continue
+        wanted = _wanted_by_jax(backend)
+        if wanted is not None:
+            found[names[0]] = wanted
+    return found
+
+
+def _which_plugin(names: tuple, folder: str) -> str:
+    """The name of the CUDA plugin distribution that is installed (folder first)."""
+    for name in names:
+        if (os.path.isdir(folder) and _distribution_version((name,), folder)) or \
+                _distribution_version((name,), None):
+            return name
+    return names[0]
+
+
+def _wanted_by_jax(backend: str) -> Optional[str]:
+    """The compiler version the installed jax asks for: its "tpu" extra's libtpu series
+    ("libtpu==0.0.42.*" gives "0.0.42"), or jaxlib's version for the CUDA plugin."""
+    from importlib import metadata
+    try:
+        if backend == "cuda":
+            return metadata.version("jaxlib")
+        for req in metadata.requires("jax") or []:
+            m = re.match(r"libtpu\s*==\s*([\d.]+?)(?:\.\*)?\s*;.*extra == \"tpu\"", req)
+            if m:
+                return m.group(1)
+    except metadata.PackageNotFoundError:
+        return None
+    return None
+
+
+def installed_xla_version() -> str:
+    """installed_versions() as `--xla-version` takes it ("libtpu-0.0.52,jax-cuda12-plugin-
+    0.10.2"); "" when nothing is installed (the newest known semantics)."""
+    return ",".join(f"{name}-{version}" for name, version in installed_versions().items())
 
 
 def _unavailable(backend: str) -> XlaUnavailable:

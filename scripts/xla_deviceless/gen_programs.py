@@ -37,7 +37,6 @@ from capture_front_end import CaptureFrontEnd, write_program_result  # noqa: E40
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 PROGRAMS_DIR = os.path.join(REPO, "tests", "python", "jax_programs")
-OUT_DIRS = {"tpu": "libtpu-0.0.42.1-v5e_2x2", "cuda": "cuda12-plugin-0.10.2-h100_sxm"}
 LOG_PREFIX_RE = re.compile(r"^[IWEF]\d{4} [\d:.]+\s+\d+ ")
 # XLA's error code, host-compute warning and dump lines, read as the package's
 # `check(..., xla=...)` reads them.
@@ -131,11 +130,12 @@ def main():
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     args.topology = args.topology or xladl.DEFAULT_TOPOLOGY[args.backend]
-    out_root = os.path.abspath(args.out or os.path.join(
-        REPO, "tests", "xla-ref", OUT_DIRS[args.backend]))
     if args.child:
-        child(args, out_root)
+        child(args, os.path.abspath(args.out))
         return 0
+    # By default the folder of the compiler that runs (tests/xla-ref/libtpu-<version>-...).
+    out_root = os.path.abspath(args.out or os.path.join(
+        REPO, "tests", "xla-ref", xladl.ref_folder(args.backend, args.topology)))
     if not xladl.installed(args.backend):
         raise SystemExit("%s is not installed in %s: %s" % (
             args.backend, xladl.pkg_dir(args.backend),
@@ -148,7 +148,10 @@ def main():
         if value:
             cmd += [flag, value]
     try:
-        return subprocess.run(cmd, env=xladl.child_env(args.backend, dump)).returncode
+        rc = subprocess.run(cmd, env=xladl.child_env(args.backend, dump)).returncode
+        with open(os.path.join(out_root, "jax_programs", "versions.txt"), "w") as fh:
+            fh.write("\n".join(xladl.versions_lines(args.backend, args.topology)) + "\n")
+        return rc
     finally:
         if not args.dump:
             shutil.rmtree(dump, ignore_errors=True)

@@ -402,15 +402,11 @@ def run_batches(args, items, out_root):
 
 
 def versions_text(args):
-    """versions.txt: jax, jaxlib, packages, target, ptxas (cuda), XLA commit, flags, Python."""
-    lines = []
-    code = ("import jax, jaxlib; print('jax', jax.__version__); "
-            "print('jaxlib', jaxlib.__version__)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=xladl.child_env(args.backend)).stdout
-    lines += out.strip().splitlines()
-    lines += ["backend %s" % args.backend, "packages %s" % " ".join(
-        xladl.PACKAGES[args.backend]), "topology %s" % args.topology]
+    """versions.txt: the installed jax, jaxlib and compiler packages (read from their
+    metadata, xladl.versions_lines), backend, topology, Python; for cuda ptxas and the
+    target config; the XLA commit where jaxlib's is known; the dump flags."""
+    lines = xladl.versions_lines(args.backend, args.topology)
+    found = dict(l.split(" ", 1) for l in lines)
     if args.backend == "cuda":
         # XLA's GPU compile runs ptxas (found on PATH or under a CUDA directory) for the cubin.
         ptxas = shutil.which("ptxas")
@@ -423,9 +419,11 @@ def versions_text(args):
                                       (ver.strip().splitlines() or [""])[-1]))
         lines.append("target_config xla/backends/gpu/target_config/specs/%s.txtpb at XLA %s"
                      % (args.topology, xladl.XLA_COMMIT_FOR_JAXLIB_0_10_2))
-    lines.append("jaxlib_xla_commit %s" % xladl.XLA_COMMIT_FOR_JAXLIB_0_10_2)
+    # The XLA commit jaxlib 0.10.2 was built from (its release notes); other jaxlibs do not
+    # say theirs.
+    lines.append("jaxlib_xla_commit %s" % (xladl.XLA_COMMIT_FOR_JAXLIB_0_10_2
+                                          if found.get("jaxlib") == "0.10.2" else "unknown"))
     lines.append("xla_flags --xla_dump_to=DIR --xla_dump_hlo_pass_re=%s" % xladl.DUMP_PASS_RE)
-    lines.append("python %s" % sys.version.split()[0])
     return "\n".join(lines) + "\n"
 
 
@@ -474,9 +472,8 @@ def main():
             args.backend, xladl.pkg_dir(args.backend), " ".join(xladl.install_command(
                 args.backend))))
     if not args.out:
-        pkg = xladl.PACKAGES[args.backend][0].replace("==", "-")
-        args.out = os.path.join(REPO, "tests", "xla-ref", "%s-%s-%s" % (
-            args.backend, pkg, args.topology.replace(":", "_")))
+        args.out = os.path.join(REPO, "tests", "xla-ref",
+                                xladl.ref_folder(args.backend, args.topology))
     out_root = os.path.abspath(args.out)
     if os.path.isdir(os.path.join(out_root, "programs")):
         shutil.rmtree(os.path.join(out_root, "programs"))

@@ -79,12 +79,22 @@ def xla_result(prog, mesh, backend="tpu"):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", choices=sorted(OUTS), default="tpu")
-    ap.add_argument("--out", help="default: %s (tpu), %s (cuda)" % (
-        os.path.relpath(OUTS["tpu"], REPO), os.path.relpath(OUTS["cuda"], REPO)))
+    ap.add_argument("--out", help="default: tests/xla-ref/<compiler>-<version>-sharded, the "
+                    "version read from the installed package (e.g. %s)" %
+                    os.path.relpath(OUTS["tpu"], REPO))
     ap.add_argument("--only", help="cases whose <program>-<mesh> contains one of these")
     args = ap.parse_args()
-    out = args.out or OUTS[args.backend]
     sys.path.insert(0, SUITE)
+    sys.path.insert(0, HERE)
+    import xladl
+    # By default the folder of the compiler that runs: libtpu-<version>-sharded.
+    out = args.out or os.path.join(REPO, "tests", "xla-ref",
+                                   xladl.ref_folder(args.backend, "", suffix="sharded"))
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "versions.txt"), "w") as fh:
+        fh.write("\n".join(xladl.versions_lines(
+            args.backend, "by partitions (v5e:2x2 up to 4, v5e:2x4 for 8)"
+            if args.backend == "tpu" else "1x1xN of h100_sxm")) + "\n")
     import sharded_programs as sp
     from hlo_offload import _xla
     if not _xla.installed(args.backend):

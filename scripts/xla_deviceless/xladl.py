@@ -51,6 +51,58 @@ installed = _pkg.installed
 install_command = _pkg.install_command
 
 
+# The distributions whose versions decide a compile: JAX, jaxlib and each backend's
+# compiler, as importlib.metadata reads them in the compiling child's environment.
+PROVENANCE_DISTRIBUTIONS = ("jax", "jaxlib", "libtpu", "jax-cuda12-plugin", "jax-cuda12-pjrt",
+                            "jax-cuda13-plugin", "jax-cuda13-pjrt")
+
+
+def provenance(backend):
+    """{distribution: version} of PROVENANCE_DISTRIBUTIONS installed where a compile for
+    `backend` runs (the child's environment: the plugin's folder first), plus "python".
+    Read with importlib.metadata from the packages themselves, never from constants."""
+    import json
+    import subprocess
+    code = ("import json, sys\n"
+            "from importlib import metadata\n"
+            "out = {'python': sys.version.split()[0]}\n"
+            "for name in %r:\n"
+            "    try:\n"
+            "        out[name] = metadata.version(name)\n"
+            "    except metadata.PackageNotFoundError:\n"
+            "        pass\n"
+            "print(json.dumps(out))\n" % (PROVENANCE_DISTRIBUTIONS,))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=child_env(backend), check=True)
+    return json.loads(proc.stdout)
+
+
+def versions_lines(backend, topology):
+    """versions.txt's lines on what ran: each installed distribution of provenance() and
+    its version ("libtpu 0.0.52"), the backend and the topology."""
+    found = provenance(backend)
+    lines = ["%s %s" % (name, found[name]) for name in PROVENANCE_DISTRIBUTIONS
+             if name in found]
+    lines += ["backend %s" % backend, "topology %s" % topology,
+              "python %s" % found["python"]]
+    return lines
+
+
+def ref_folder(backend, topology, suffix=None):
+    """tests/xla-ref/ folder name for the compiler that runs: `libtpu-<version>-<topology>`
+    or `cuda12-plugin-<version>-<topology>` (`suffix` instead of the topology, e.g.
+    "sharded"), the version read from the installed package (provenance)."""
+    found = provenance(backend)
+    if backend == "tpu":
+        name = "libtpu-%s" % found.get("libtpu", "unknown")
+    else:
+        plugin = next((d for d in ("jax-cuda12-plugin", "jax-cuda13-plugin") if d in found),
+                      "jax-cuda12-plugin")
+        name = "%s-%s" % (plugin.replace("jax-", ""), found.get(plugin, "unknown"))
+    tail = suffix or topology.replace(":", "_")
+    return "%s-%s" % (name, tail)
+
+
 def child_env(backend, dump_dir=None, extra_flags=""):
     """Environment for a child process that compiles for `backend` (the package's, with
     this folder on the path and the pass dumps of DUMP_PASS_RE into `dump_dir`)."""

@@ -52,7 +52,11 @@ bool IsJaxComponent(absl::string_view part) {
   static constexpr absl::string_view kJax[] = {
       "body",          "checkpoint",   "closed_call",
       "cond",          "core_call",    "custom_jvp_call",
-      "custom_vjp_call", "custom_vjp_call_jaxpr", "jit",
+      "custom_vjp_call", "custom_vjp_call_jaxpr",
+      // JAX 0.12's call primitive around a checkpointed body
+      // (jax/_src/lax/eval_jaxpr.py, register_call_primitive_rules(eval_jaxpr_p,
+      // name="eval_jaxpr")): `.../while/body/eval_jaxpr/device_put`.
+      "eval_jaxpr",    "jit",
       "jvp",           "main",         "pjit",
       "remat",         "remat2",       "rematted_computation",
       "scan",          "shard_map",    "transpose",

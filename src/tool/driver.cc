@@ -5,6 +5,7 @@
 #include "tool/driver.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -159,9 +160,10 @@ void AddOffloadFlags(CLI::App* app, Flags& flags, bool as_for_check) {
                   as_for_check
                       ? "as for check: the XLA whose verdicts to reproduce"
                       : "the XLA whose verdicts to reproduce where versions "
-                        "differ, PACKAGE-VERSION[,...] (default: the newest "
-                        "known; another version gets the newest semantics and "
-                        "a note). Known:\n" +
+                        "differ, PACKAGE-VERSION[,...] (default: "
+                        "$HLO_OFFLOAD_XLA_VERSION, else the newest known; "
+                        "another version gets the newest semantics and a "
+                        "note). Known:\n" +
                             KnownXlaVersionsHelp())
       ->type_name("PKG-VER[,...]");
   app->add_flag("--disable-automatic-host-compute-offload",
@@ -473,9 +475,17 @@ std::variant<PipelineOptions, int> OptionsWithCodes(const Flags& flags,
   auto codes = CodesFrom(flags);
   if (!codes.ok()) return UsageError(err, codes.status().message());
   options.codes = *std::move(codes);
-  auto xla = XlaSemantics::Parse(flags.xla_version);
+  // Without the flag, $HLO_OFFLOAD_XLA_VERSION (the Python package's console
+  // command sets it to the installed libtpu and CUDA plugin).
+  std::string spec = flags.xla_version;
+  const char* env = std::getenv("HLO_OFFLOAD_XLA_VERSION");
+  if (spec.empty() && env != nullptr) spec = env;
+  auto xla = XlaSemantics::Parse(spec);
   if (!xla.ok()) {
-    return UsageError(err, absl::StrCat("--xla-version: ", xla.status().message()));
+    return UsageError(err, absl::StrCat(flags.xla_version.empty()
+                                            ? "$HLO_OFFLOAD_XLA_VERSION: "
+                                            : "--xla-version: ",
+                                        xla.status().message()));
   }
   for (const std::string& note : xla->notes()) {
     err << "hlo-offload: note: " << note << "\n";

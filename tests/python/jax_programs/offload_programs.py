@@ -398,7 +398,7 @@ def remat_offload_nested_scan_grad(hjax, platform):
                   "HostOffloader, which is why XLA logs no host-compute warning.")
 def compute_on_host_update(hjax, platform):
     jax, jnp, dev = _env()
-    from jax.experimental.compute_on import compute_on
+    compute_on = _compute_on()
     host = dev.with_memory_kind("pinned_host")
 
     @compute_on("device_host")
@@ -998,8 +998,31 @@ _HOST_EXECUTE_EVIDENCE = (
 
 
 def _compute_on():
+    """`compute_on("device_host")` as the installed JAX spells it: JAX 0.10's own form
+    (its results in device memory, no annotation), or from JAX 0.11 on, where
+    `compute_on` requires `compute_type` and `out_memory_spaces` (jax-ml/jax 1558b65153),
+    `compute_on(compute_type="device_host", out_memory_spaces=Space.Device)`, whose
+    lowering wraps every result in annotate_device_placement("device")
+    (jax/_src/compute_on.py, _compute_on_lowering). So a program of this form lowers to
+    another module on JAX 0.12: XLA's verdicts on each are stored per version."""
     from jax.experimental.compute_on import compute_on
-    return compute_on
+    if old_compute_on_form():
+        return compute_on  # JAX 0.10
+
+    def device_host(compute_type):
+        import jax
+        return compute_on(compute_type=compute_type,
+                          out_memory_spaces=jax.memory.Space.Device)
+    return device_host
+
+
+def old_compute_on_form() -> bool:
+    """Whether the installed JAX has compute_on's positional form (JAX 0.10:
+    `compute_on(compute_type)`; later, `out_memory_spaces` is a required keyword)."""
+    import inspect
+
+    from jax.experimental.compute_on import compute_on
+    return "out_memory_spaces" not in inspect.signature(compute_on).parameters
 
 
 def _host_adamw_step(hjax, platform, on_host):

@@ -143,6 +143,24 @@ def by_id() -> dict:
 
 # --- XLA's parser -------------------------------------------------------------------------
 
+def jaxlib_version() -> tuple:
+    """The installed jaxlib's (major, minor), whose parser is the oracle; (0, 0) without
+    jaxlib (the oracle tests skip then)."""
+    from importlib import metadata
+    try:
+        return tuple(int(p) for p in metadata.version("jaxlib").split(".")[:2])
+    except metadata.PackageNotFoundError:
+        return (0, 0)
+
+
+def reads_compact_gte() -> bool:
+    """Whether the installed jaxlib's parser reads compact get-tuple-element operands
+    (`%p#1#0`): jaxlib 0.10.2's does not ("expects ... but sees #", run here); jaxlib
+    0.12.0.1's does (run here), and JAX 0.11.2's XLA prints them in its dumps
+    (tests/xla-ref/jax-0.11.2-cuda13-h200)."""
+    return jaxlib_version() >= (0, 11)
+
+
 def xla_hlo():
     """jaxlib's HLO bindings (`jax._src.lib.hlo`, the module `jaxlib._hlo` in jaxlib 0.10.2)."""
     from jax._src.lib import hlo
