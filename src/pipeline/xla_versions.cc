@@ -28,6 +28,9 @@ const std::vector<KnownXlaVersion>& Known() {
       {XlaPackage::kCudaPlugin, "0.11.2",
        "jax-cuda13-plugin 0.11.2 on an NVIDIA H200 "
        "(tests/xla-ref/jax-0.11.2-cuda13-h200)"},
+      {XlaPackage::kCudaPlugin, "0.12.0.1",
+       "jax-cuda12-plugin 0.12.0.1 with jaxlib 0.12.0.1 "
+       "(tests/xla-ref/cuda12-plugin-0.12.0.1-*)"},
   };
   return *known;
 }

@@ -62,13 +62,22 @@ class CheckResult:
 def check(hloff_bin, tmp_path):
     """check(hlo_text, name, platform=None) -> CheckResult: runs the tool on the module
     text, with `--backend` set to the platform it was lowered for (tpu, cuda), as the
-    Python front end sets it."""
+    Python front end sets it, and the XLA semantics of the installed libtpu and CUDA plugin
+    (`--xla-version`, as check() chooses them)."""
+    import os
+    env = dict(os.environ)
+    try:
+        from hlo_offload import _xla
+        env["HLO_OFFLOAD_XLA_VERSION"] = _xla.installed_xla_version()
+    except ImportError:
+        pass
+
     def run(hlo_text, name="module", platform=None):
         path = tmp_path / f"{name}.hlo"
         path.write_text(hlo_text)
         backend = [f"--backend={platform}"] if platform else []
         proc = subprocess.run([str(hloff_bin), "check", "--format=json", *backend, str(path)],
-                              capture_output=True, text=True, timeout=60)
+                              capture_output=True, text=True, timeout=60, env=env)
         try:
             report = json.loads(proc.stdout) if proc.stdout.strip() else None
         except ValueError:

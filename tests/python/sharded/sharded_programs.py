@@ -92,14 +92,19 @@ class ShardedProgram:
 PROGRAMS: list[ShardedProgram] = []
 
 
-def program(meshes, verdict=None, host_compute=(), evidence="", differences=None, gpu=None):
+def program(meshes, verdict=None, host_compute=(), evidence="", differences=None, gpu=None,
+            versions=None):
     """Registers a program. verdict, host_compute, evidence and differences are TPU's;
     verdict and host_compute: one value for every mesh, or a dict by mesh.
 
     gpu: what differs on GPU (the CUDA plugin's compile), a dict with any of verdict,
     host_compute, evidence and differences: verdict, host_compute and evidence default to
     TPU's (the same result, the same reading of XLA's code), differences to none (TPU's
-    come from libtpu's own passes)."""
+    come from libtpu's own passes).
+
+    versions: what one compiler version does otherwise, {"tpu@0.0.52": dict(...)} with any
+    of verdict, host_compute, evidence and differences; each becomes that field's
+    "tpu@0.0.52" entry (tests/python/xla_versions.py; `declared` reads it)."""
     def per_mesh(v):
         return dict(v) if isinstance(v, dict) else {m: v for m in meshes}
 
@@ -119,8 +124,27 @@ def program(meshes, verdict=None, host_compute=(), evidence="", differences=None
             evidence={"tpu": evidence, "cuda": gpu.get("evidence", evidence)},
             differences={"tpu": dict(differences or {}),
                          "cuda": dict(gpu.get("differences") or {})}))
+        prog = PROGRAMS[-1]
+        for key, changes in (versions or {}).items():
+            assert set(changes) <= {"verdict", "host_compute", "evidence", "differences"}, \
+                changes
+            backend = key.split("@")[0]
+            prog.verdict[key] = per_mesh(changes["verdict"]) if "verdict" in changes \
+                else prog.verdict[backend]
+            prog.host_compute[key] = opcodes(changes["host_compute"]) \
+                if "host_compute" in changes else prog.host_compute[backend]
+            prog.evidence[key] = changes.get("evidence", prog.evidence[backend])
+            prog.differences[key] = dict(changes.get("differences",
+                                                     prog.differences[backend]))
         return fn
     return deco
+
+
+def declared(prog, field, backend, series):
+    """A program's declared `field` (verdict, host_compute, evidence, differences) for
+    `backend` as compiled by its compiler `series` (a "tpu@0.0.52" entry wins over "tpu")."""
+    value = getattr(prog, field)
+    return value.get("%s@%s" % (backend, series), value[backend])
 
 
 def locate(line):
@@ -456,7 +480,17 @@ def adamw_host_state(mesh_name):
                       "custom_call_handler.cc, SpmdPartitioningVisitor::HandleCustomCall): "
                       "after spmd-partitioning each sharded host parameter is all-gathered "
                       "and copied (the device_put) before its MoveToDevice, and "
-                      "WalkDownHostMemoryOffloadPaths converts the all-gather."))
+                      "WalkDownHostMemoryOffloadPaths converts the all-gather."),
+         versions={"tpu@0.0.52": dict(
+             host_compute={"fsdp1": (), "fsdp2": ("all-gather", "all-gather"),
+                           "fsdp8": ("all-gather", "all-gather")},
+             evidence="Deviceless compile (libtpu 0.0.52, jax 0.12.0.1): compiled on every "
+                      "mesh; with several devices XLA converts the all-gathers of the two "
+                      "host moments into host compute, as the GPU compile does. Source "
+                      "reading: as for GPU, the partitioner all-gathers each sharded host "
+                      "moment before its MoveToDevice and WalkDownHostMemoryOffloadPaths "
+                      "converts the all-gather.",
+             differences={})})
 def adamw_host_state_replicated_update(mesh_name):
     """AdamW moments in pinned_host sharded over fsdp, moved to the device replicated (the
     parameters and gradients are replicated): the partitioner all-gathers them between the
