@@ -12,7 +12,7 @@ packages=(
   build-essential cmake ninja-build python3 python3-dev python3-venv
   libabsl-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  llvm-14-tools jq
+  llvm-14-tools jq ccache
   graphviz chromium fonts-dejavu-core
   # The fuzz targets (scripts/fuzz.sh): clang with libFuzzer and sanitizers.
   clang-14 libclang-rt-14-dev

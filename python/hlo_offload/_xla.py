@@ -75,6 +75,9 @@ _STATUS_RE = re.compile(r"\b([A-Z_]{4,}): ")
 # JAX appends this to a compile error; it names the caller's own lines, not XLA's.
 _JAX_SUFFIX_RE = re.compile(r"\s*Suspected Python Code Location:.*", re.S)
 
+# libtpu's error when another process holds /tmp/libtpu_lockfile.
+_LOCKFILE = "libtpu multi-process lockfile"
+
 _CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_xla_compile.py")
 
 
@@ -188,7 +191,8 @@ def installed_versions() -> Dict[str, str]:
     """The XLA packages a check would reproduce, by distribution name: {"libtpu": "0.0.52",
     "jax-cuda12-plugin": "0.10.2"}. Each backend's compiler as install_xla() put it, else
     as this environment has it, else the one the installed jax asks for (its "tpu" extra's
-    libtpu series; the CUDA plugin of jaxlib's version). Empty without jax or packages."""
+    libtpu series; the CUDA plugin of jaxlib's version) where the version table knows it.
+    Empty without jax or packages."""
     found: Dict[str, str] = {}
     for backend, names in _COMPILER_DISTRIBUTIONS.items():
         folder = pkg_dir(backend)
@@ -198,9 +202,19 @@ def installed_versions() -> Dict[str, str]:
             found[names[0] if backend == "tpu" else _which_plugin(names, folder)] = version
             continue
         wanted = _wanted_by_jax(backend)
-        if wanted is not None:
+        if wanted is not None and _known_series(backend, wanted):
             found[names[0]] = wanted
     return found
+
+
+def _known_series(backend: str, version: str) -> bool:
+    """Whether the core's version table (`_core.known_xla_versions`) knows `version`'s
+    series: a version only guessed from jax's requirements is passed on when known, and
+    otherwise left to the newest known semantics without a note."""
+    from . import _core
+    package = "libtpu" if backend == "tpu" else "jax-cuda-plugin"
+    return any(p == package and (version == series or version.startswith(series + "."))
+               for p, series, _ in _core.known_xla_versions())
 
 
 def _which_plugin(names: tuple, folder: str) -> str:
@@ -268,8 +282,14 @@ def child_env(backend: str, dump_dir: Optional[str] = None, extra_flags: str = "
     env["TPU_STDERR_LOG_LEVEL"] = "1"
     env["TPU_MIN_LOG_LEVEL"] = "1"
     env["TPU_LOG_DIR"] = "disabled"
-    # Several processes may hold libtpu at once (this one and a caller's own).
-    env.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
+    # libtpu takes /tmp/libtpu_lockfile when it loads, so that one process owns the TPU,
+    # and aborts ("ABORTED: Internal error when accessing libtpu multi-process lockfile")
+    # when another process holds it: a user's notebook, a second test worker. Its switch
+    # ALLOW_MULTIPLE_LIBTPU_LOAD (read by libtpu.so itself: "ALLOW_MULTIPLE_LIBTPU_LOAD is
+    # set to True, allowing multiple concurrent libtpu.so loads"; JAX's own test runner sets
+    # it, jax/conftest.py) lets a compile-only load share the machine. Forced, not
+    # defaulted: a caller's ALLOW_MULTIPLE_LIBTPU_LOAD=0 is about its own process.
+    env["ALLOW_MULTIPLE_LIBTPU_LOAD"] = "true"
     flags = [extra_flags] if extra_flags else []
     if dump_dir:
         flags += [f"--xla_dump_to={dump_dir}", "--xla_dump_hlo_pass_re=host-offloader"]
@@ -504,6 +524,13 @@ def compile_module(data, module_format: str, *, backend: str, topology: Optional
             what = {"load": "the compile-only client could not be started",
                     "convert": "the module could not be handed to XLA"}[out["stage"]]
             verdict.reason = f"{what}: {_first_lines(out.get('error', ''))}"
+            if _LOCKFILE in out.get("error", ""):
+                verdict.reason = (
+                    "libtpu could not load: another process holds its lockfile "
+                    "(/tmp/libtpu_lockfile) and the compile's ALLOW_MULTIPLE_LIBTPU_LOAD=true "
+                    "did not let it share (`fuser /tmp/libtpu_lockfile` names the process; "
+                    "end it, or remove a stale lockfile no process holds). libtpu said: "
+                    + _first_lines(out.get("error", ""), 1))
             return verdict
         verdict.ok = bool(out["ok"])
         if not verdict.ok:

@@ -20,9 +20,13 @@ def _run(cmd, stdin=None):
 
 
 def _run_program(cli, argv, stdin=None):
-    """The package's program as the console command runs it: named hlo-offload."""
+    """The package's program as the console command runs it: named hlo-offload, with the
+    installed libtpu and CUDA plugin as its default --xla-version ($HLO_OFFLOAD_XLA_VERSION,
+    which the console command sets)."""
+    from hlo_offload import _xla
+    env = dict(os.environ, HLO_OFFLOAD_XLA_VERSION=_xla.installed_xla_version())
     proc = subprocess.run(["hlo-offload", *argv], executable=cli, input=stdin,
-                          capture_output=True, timeout=300)
+                          capture_output=True, timeout=300, env=env)
     return proc.returncode, proc.stdout, proc.stderr
 
 

@@ -143,3 +143,47 @@ def test_help_names_the_python_options():
     assert rc == 0 and "install-xla [tpu|cuda]" in out
     rc, out, _ = _cli("report", "--help")
     assert rc == 0 and "--platform" in out and "--xla " not in out
+
+
+def test_compiles_while_another_process_holds_libtpu(tpu, tmp_path):
+    """Another process that loaded libtpu without ALLOW_MULTIPLE_LIBTPU_LOAD holds
+    /tmp/libtpu_lockfile (a notebook, a test worker); the caller's own
+    ALLOW_MULTIPLE_LIBTPU_LOAD=0 is about its process. The compile still runs (libtpu
+    0.0.52 here aborted with "ABORTED: Internal error when accessing libtpu multi-process
+    lockfile" before the child forced the switch)."""
+    holder_code = ("import sys, time\n"
+                   "from jax.experimental import topologies\n"
+                   "topologies.get_topology_desc(platform='tpu', topology_name='v5e:2x2')\n"
+                   "print('holding', flush=True)\n"
+                   "time.sleep(120)\n")
+    env = _xla.child_env("tpu")
+    env.pop("ALLOW_MULTIPLE_LIBTPU_LOAD")
+    holder = subprocess.Popen([sys.executable, "-c", holder_code], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        rc, out, err = _cli("check", "--xla=tpu", EXAMPLE,
+                            env=dict(os.environ, ALLOW_MULTIPLE_LIBTPU_LOAD="0"))
+        assert rc == 1 and "refuses the module" in err and "lockfile" not in err, err
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_lockfile_refusal_is_said_plainly(monkeypatch):
+    """When libtpu still cannot load, the reason says what holds it and what to do."""
+    from hlo_offload import _xla as xla
+
+    def fake_run(cmd, env=None, stdout=None, stderr=None, timeout=None):
+        with open(cmd[-1], "w") as fh:
+            json.dump({"stage": "load", "ok": False, "error": "ABORTED: Internal error when "
+                       "accessing libtpu multi-process lockfile. Run \"$ sudo rm "
+                       "/tmp/libtpu_lockfile\".", "plugin": "libtpu 0.0.52"}, fh)
+        return subprocess.CompletedProcess(cmd, 0)
+    monkeypatch.setattr(xla, "_plugin_paths", lambda backend: [])
+    monkeypatch.setattr(xla.subprocess, "run", fake_run)
+    verdict = xla.compile_module("module m", "hlo", backend="tpu", topology="v5e:2x2")
+    assert verdict.verdict is False
+    assert verdict.reason.startswith("libtpu could not load: another process holds its "
+                                     "lockfile (/tmp/libtpu_lockfile)"), verdict.reason
+    assert "fuser /tmp/libtpu_lockfile" in verdict.reason
