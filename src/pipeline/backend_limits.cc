@@ -1,8 +1,12 @@
 // Backend limits after the offloading passes (pipeline/backend_limits.h).
 #include "pipeline/backend_limits.h"
 
+#include <algorithm>
+#include <optional>
 #include <string>
+#include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/offload_utils.h"
 #include "ir/shape.h"
@@ -40,55 +44,194 @@ std::string VerifierMessage(const Instruction& instr, int64_t operand_space,
   }
 }
 
-// The dimensions a dynamic-slice reads less than all of.
-int64_t SlicedDimensions(const Instruction& ds) {
-  const Shape& operand = ds.operand(0)->shape();
-  const Shape& result = ds.shape();
-  int64_t sliced = 0;
-  for (int64_t d = 0; d < operand.rank() && d < result.rank(); ++d) {
-    if (result.dimensions[d] < operand.dimensions[d]) ++sliced;
+// A transfer between host memory and device that libtpu makes asynchronous:
+// a dynamic-slice from a host buffer to device memory, or a
+// dynamic-update-slice of a device piece into a host buffer.
+struct HostTransfer {
+  const Shape* host = nullptr;   // the host buffer (operand 0)
+  const Shape* piece = nullptr;  // the device piece: the slice or the update
+  bool update = false;           // a dynamic-update-slice into host memory
+};
+
+// `instr` as a HostTransfer, or nullopt.
+std::optional<HostTransfer> AsHostTransfer(const Instruction& instr) {
+  bool update = instr.opcode() == HloOpcode::kDynamicUpdateSlice;
+  if ((instr.opcode() != HloOpcode::kDynamicSlice && !update) ||
+      instr.operand_count() < (update ? 2 : 1)) {
+    return std::nullopt;
   }
-  return sliced;
+  const Shape& host = instr.operand(0)->shape();
+  const Shape& piece = update ? instr.operand(1)->shape() : instr.shape();
+  if (!host.IsArray() || !piece.IsArray() || !host.has_layout ||
+      host.memory_space() != kHostMemorySpace ||
+      (piece.has_layout && piece.memory_space() == kHostMemorySpace) ||
+      host.rank() != piece.rank() || host.rank() == 0) {
+    return std::nullopt;
+  }
+  // An update whose result stays in host memory (the offloader's stacking
+  // into a host buffer); a slice whose result leaves it.
+  if (update && instr.shape().has_layout &&
+      instr.shape().memory_space() != kHostMemorySpace) {
+    return std::nullopt;
+  }
+  return HostTransfer{&host, &piece, update};
 }
 
-// libtpu's async slice limit: a dynamic-slice from host memory to device
-// slicing several dimensions (HO1013).
-void CheckTpuAsyncSlices(const Module& module, TargetBackend backend,
-                         const XlaSemantics& xla, std::vector<Diagnostic>& out) {
+// The lane (minor-most) and sublane (second-minor) dimensions of `shape`'s
+// layout as libtpu tiles it, skipping dimensions of extent 1 (f32[4,1] is
+// tiled with dimension 0 in the lanes); sublane -1 when there is none. lane
+// -1 when the layout libtpu gives the buffer cannot be told from the module:
+// a minor-most dimension narrower than the 128 lanes with another dimension
+// beside it (deviceless compiles: TPU's layout assignment gave f32[8,4]
+// {0,1} and f32[2,8,4] {1,2,0}, moving the wider dimension into the lanes).
+std::pair<int64_t, int64_t> LaneAndSublane(const Shape& shape) {
+  std::vector<int64_t> order = shape.layout.minor_to_major;
+  if (!shape.has_layout || static_cast<int64_t>(order.size()) != shape.rank()) {
+    order.clear();
+    for (int64_t d = shape.rank() - 1; d >= 0; --d) order.push_back(d);
+  }
+  std::vector<int64_t> wide;
+  for (int64_t d : order) {
+    if (shape.dimensions[d] != 1) wide.push_back(d);
+  }
+  if (wide.empty()) return {-1, -1};
+  if (wide.size() > 1 && shape.dimensions[wide[0]] < 128) return {-1, -1};
+  return {wide[0], wide.size() > 1 ? wide[1] : -1};
+}
+
+// XLA's sentence, then what the instruction does: "SENTENCE: DETAILS", or
+// "SENTENCE. DETAILS" when XLA's sentence ends with its own period.
+std::string WithDetails(absl::string_view sentence, absl::string_view details) {
+  return absl::StrCat(sentence, absl::EndsWith(sentence, ".") ? " " : ": ", details);
+}
+
+// Whether the transfer takes less than all of dimension `d` (-1: no).
+bool Sliced(const HostTransfer& t, int64_t d) {
+  return d >= 0 && t.piece->dimensions[d] < t.host->dimensions[d];
+}
+
+// libtpu's lane count: a tile is 128 lanes wide; its sublanes are 8 rows
+// (fewer for a smaller dimension: f32[4,128] is tiled T(4,128)).
+constexpr int64_t kLaneCount = 128;
+constexpr int64_t kSublaneCount = 8;
+
+// libtpu's limits on its async host transfers (HO1013, HO1015, HO1016), as
+// `xla` has them: one diagnostic per instruction, the first limit that
+// refuses it in the order libtpu checks them (the slice's dimensions, the
+// lane update, the strided DMA).
+void CheckTpuHostTransfers(const Module& module, TargetBackend backend,
+                           const XlaSemantics& xla, std::vector<Diagnostic>& out) {
+  const bool one_dimension = xla.Has(XlaBehaviour::kTpuAsyncSliceOneDimension);
+  const bool no_lane_update = xla.Has(XlaBehaviour::kTpuLaneUpdateUnsupported);
+  const bool lane_multiple = xla.Has(XlaBehaviour::kTpuLaneUpdateMultipleOfLaneCount);
+  const bool strided = xla.Has(XlaBehaviour::kTpuStridedDmaPartialSublaneTile);
+  const bool chunks = xla.Has(XlaBehaviour::kTpuSublaneUpdateAcrossLaneChunks);
+  const std::string libtpu = absl::StrCat("libtpu ", xla.Series(XlaPackage::kLibtpu));
   for (const auto& computation : module.computations()) {
     for (const Instruction* instr : computation->instructions()) {
-      if (instr->opcode() != HloOpcode::kDynamicSlice || instr->operand_count() < 1) {
-        continue;
+      std::optional<HostTransfer> t = AsHostTransfer(*instr);
+      if (!t) continue;
+      auto [lane, sublane] = LaneAndSublane(*t->host);
+      int64_t sliced = 0;
+      for (int64_t d = 0; d < t->host->rank(); ++d) sliced += Sliced(*t, d);
+      std::string what =
+          t->update ? absl::StrCat("\"", instr->name(), "\" writes ",
+                                   ShapeToString(*t->piece), " into ",
+                                   ShapeToString(*t->host), " in host memory")
+                    : absl::StrCat("\"", instr->name(), "\" moves ",
+                                   ShapeToString(*t->piece), " from host memory");
+      std::optional<Diagnostic> d;
+      std::string fix;
+      if (one_dimension && sliced > 1) {
+        d = MakeDiagnostic(
+            DiagCode::kHO1013,
+            WithDetails(XlaSemantics::Message(XlaBehaviour::kTpuAsyncSliceOneDimension),
+                        absl::StrCat(what, " slicing ", sliced, " dimensions",
+                                     t->update ? ""
+                                               : absl::StrCat(" of ",
+                                                              ShapeToString(*t->host)))),
+            instr);
+        d->notes.push_back(Note{
+            absl::StrCat(libtpu, " refuses it; libtpu 0.0.52 compiles it (--xla-version "
+                                 "chooses the XLA whose verdict is reproduced)"),
+            {}});
+      } else if (t->update && Sliced(*t, lane) &&
+                 (no_lane_update ||
+                  (lane_multiple && t->piece->dimensions[lane] % kLaneCount != 0))) {
+        XlaBehaviour rule = no_lane_update ? XlaBehaviour::kTpuLaneUpdateUnsupported
+                                           : XlaBehaviour::kTpuLaneUpdateMultipleOfLaneCount;
+        d = MakeDiagnostic(
+            DiagCode::kHO1015,
+            WithDetails(XlaSemantics::Message(rule),
+                        absl::StrCat(what, ", ", t->piece->dimensions[lane], " of the ",
+                                     t->host->dimensions[lane],
+                                     " elements of its lane dimension ", lane)),
+            instr);
+        d->notes.push_back(Note{
+            absl::StrCat(libtpu,
+                         no_lane_update
+                             ? " cannot update part of the lane (minor-most) dimension of "
+                               "a host buffer at all"
+                             : " updates part of the lane dimension of a host buffer only "
+                               "by a multiple of 128 elements"),
+            {}});
+        fix = "stack along a major dimension instead: give each piece whole lanes (a "
+              "scalar per step as f32[1,128], or a leading axis of size 1, e.g. "
+              "x[None, None]), or stack on the device and move the whole stack to host "
+              "once after the loop";
+      } else if (chunks && t->update && lane >= 0 && sublane >= 0 &&
+                 Sliced(*t, sublane) && t->host->dimensions[lane] > kLaneCount &&
+                 t->piece->dimensions[sublane] > kSublaneCount &&
+                 t->piece->dimensions[sublane] % kSublaneCount != 0) {
+        d = MakeDiagnostic(
+            DiagCode::kHO1016,
+            WithDetails(
+                XlaSemantics::Message(XlaBehaviour::kTpuSublaneUpdateAcrossLaneChunks),
+                absl::StrCat(what, ", ", t->piece->dimensions[sublane], " of ",
+                             t->host->dimensions[sublane], " rows (sublane dimension ",
+                             sublane, ") of a buffer ", t->host->dimensions[lane],
+                             " lanes wide (dimension ", lane, ")")),
+            instr);
+        d->notes.push_back(Note{
+            absl::StrCat(libtpu,
+                         " updates rows of a buffer wider than 128 lanes chunk by chunk, "
+                         "each a whole tile of 8 rows"),
+            {}});
+        fix = "update a multiple of 8 rows at a time (pad the piece), or keep the buffer "
+              "128 lanes wide";
+      } else if (strided && sublane >= 0 && Sliced(*t, lane) && Sliced(*t, sublane) &&
+                 t->piece->dimensions[sublane] %
+                         std::min(kSublaneCount, t->host->dimensions[sublane]) != 0) {
+        d = MakeDiagnostic(
+            DiagCode::kHO1016,
+            WithDetails(
+                XlaSemantics::Message(XlaBehaviour::kTpuStridedDmaPartialSublaneTile),
+                absl::StrCat(what, ", ", t->piece->dimensions[sublane], " of ",
+                             t->host->dimensions[sublane], " rows (sublane dimension ",
+                             sublane, ", tiles of ",
+                             std::min(kSublaneCount, t->host->dimensions[sublane]),
+                             ") and ", t->piece->dimensions[lane], " of ",
+                             t->host->dimensions[lane], " lanes (dimension ", lane, ")")),
+            instr);
+        d->notes.push_back(Note{
+            absl::StrCat(libtpu,
+                         " copies a piece that is narrower than the buffer's lanes as a "
+                         "strided DMA, which must move whole tiles of 8 rows"),
+            {}});
+        fix = "move whole tiles: a multiple of 8 rows along the sublane dimension, or the "
+              "whole lane (minor-most) dimension, and cut the rest on the device (for a "
+              "sharded parameter, shard it along a major dimension or so that each "
+              "device's rows are a multiple of 8)";
       }
-      const Shape& result = instr->shape();
-      const Shape& operand = instr->operand(0)->shape();
-      if (!result.IsArray() || !operand.IsArray() || !operand.has_layout ||
-          operand.memory_space() != kHostMemorySpace ||
-          (result.has_layout && result.memory_space() == kHostMemorySpace) ||
-          operand.rank() != result.rank()) {
-        continue;
-      }
-      int64_t sliced = SlicedDimensions(*instr);
-      if (sliced <= 1) continue;
-      Diagnostic d = MakeDiagnostic(
-          DiagCode::kHO1013,
-          absl::StrCat("Async slice only supports slicing in 1 dimension: \"",
-                       instr->name(), "\" moves ", ShapeToString(result),
-                       " from host memory slicing ", sliced, " dimensions of ",
-                       ShapeToString(operand)),
-          instr);
-      d.notes.push_back(Note{
-          absl::StrCat("libtpu ", xla.Series(XlaPackage::kLibtpu),
-                       " refuses it; libtpu 0.0.52 compiles it (--xla-version "
-                       "chooses the XLA whose verdict is reproduced)"),
-          {}});
+      if (!d) continue;
+      if (!fix.empty()) d->notes.push_back(Note{absl::StrCat("fix: ", fix), {}});
       if (backend == TargetBackend::kAny) {
-        d.severity = Severity::kWarning;
-        d.message = absl::StrCat("on TPU: ", d.message,
-                                 " (the GPU compile accepts it; --backend=tpu makes "
-                                 "this an error, --backend=gpu drops it)");
+        d->severity = Severity::kWarning;
+        d->message = absl::StrCat("on TPU: ", d->message,
+                                  " (the GPU compile accepts it; --backend=tpu makes "
+                                  "this an error, --backend=gpu drops it)");
       }
-      out.push_back(std::move(d));
+      out.push_back(*std::move(d));
     }
   }
 }
@@ -97,10 +240,7 @@ void CheckTpuAsyncSlices(const Module& module, TargetBackend backend,
 
 void CheckBackendLimits(const Module& module, TargetBackend backend,
                         const XlaSemantics& xla, std::vector<Diagnostic>& out) {
-  if (backend != TargetBackend::kGpu &&
-      xla.Has(XlaBehaviour::kTpuAsyncSliceOneDimension)) {
-    CheckTpuAsyncSlices(module, backend, xla, out);
-  }
+  if (backend != TargetBackend::kGpu) CheckTpuHostTransfers(module, backend, xla, out);
   if (backend == TargetBackend::kTpu) return;
   for (const auto& computation : module.computations()) {
     for (const Instruction* instr : computation->instructions()) {

@@ -42,16 +42,45 @@ struct BehaviourRow {
   XlaPackage package;
   absl::string_view first;
   absl::string_view last;
+  // XLA's sentence, as the versions of the row word it ("" if none).
+  absl::string_view message;
   // Where it was seen: the versions and the programs that show it.
   absl::string_view evidence;
 };
 
 constexpr BehaviourRow kRows[] = {
     {XlaBehaviour::kTpuAsyncSliceOneDimension, XlaPackage::kLibtpu, "0.0.42",
-     "0.0.42",
-     "libtpu 0.0.42.1: UNIMPLEMENTED \"Async slice only supports slicing in 1 "
-     "dimension\" on the corpus' multi-dimension host slices; libtpu 0.0.52 "
-     "(and 0.0.50.1) compiles the same modules (tests/xla-ref/libtpu-0.0.52-*)"},
+     "0.0.42", "Async slice only supports slicing in 1 dimension",
+     "libtpu 0.0.42.1: UNIMPLEMENTED on dynamic-slices from host memory and "
+     "dynamic-update-slices into it that slice two dimensions "
+     "(tests/lit/backend/ho1013-tpu-async-slice.hlo, the corpus' multi-dimension "
+     "host slices); libtpu 0.0.52 compiles them "
+     "(tests/xla-ref/libtpu-0.0.52-*)"},
+    {XlaBehaviour::kTpuLaneUpdateUnsupported, XlaPackage::kLibtpu, "0.0.42", "0.0.42",
+     "Lane slice updating is not supported in async dynamic update slice yet.",
+     "libtpu 0.0.42.1: every partial update of the lane dimension of a host buffer, "
+     "f32[4] <- f32[1] (XLA's offload_scan_output.hlo, stored) to f32[8,512] <- "
+     "f32[8,128] (tests/lit/backend/ho1015-*.hlo)"},
+    {XlaBehaviour::kTpuLaneUpdateMultipleOfLaneCount, XlaPackage::kLibtpu, "0.0.52", "",
+     "Updating the lane dimension is only supported when the lane update size is a "
+     "multiple of LaneCount",
+     "libtpu 0.0.52: f32[4] <- f32[1] and f32[8,256] <- f32[8,64] refused, "
+     "f32[8,512] <- f32[8,128] and f32[1024] <- f32[256] compiled "
+     "(tests/lit/backend/ho1015-*.hlo)"},
+    {XlaBehaviour::kTpuStridedDmaPartialSublaneTile, XlaPackage::kLibtpu, "0.0.52", "",
+     "Strided Host<->HBM DMAs are not supported when slicing partial tiles along "
+     "sublanes.",
+     "libtpu 0.0.52: f32[48,512] -> f32[12,128] and f32[16,512] -> f32[4,128] "
+     "refused, f32[32,512] -> f32[8,128] and f32[12,512] -> f32[12,128] compiled; "
+     "libtpu 0.0.42.1 refuses the same slices as two-dimension async slices "
+     "(tests/lit/backend/ho1016-*.hlo)"},
+    {XlaBehaviour::kTpuSublaneUpdateAcrossLaneChunks, XlaPackage::kLibtpu, "0.0.52", "",
+     "Updating the sublane dimension across multiple lane chunks is only supported "
+     "when the sublane update size is a multiple of the chunk sublane size",
+     "libtpu 0.0.52: f32[48,256] <- f32[12,256] and f32[48,512] <- f32[12,128] "
+     "refused, f32[48,128] <- f32[12,128] compiled; libtpu 0.0.42.1 crashes on them "
+     "(a CHECK in async_slice_util.cc), which is not modelled "
+     "(tests/lit/backend/ho1016-*.hlo)"},
 };
 
 // Dotted numbers of `version` ("0.0.42.1" -> {0, 0, 42, 1}); nullopt when
@@ -154,6 +183,13 @@ bool XlaSemantics::Has(XlaBehaviour behaviour) const {
     return true;
   }
   return false;
+}
+
+absl::string_view XlaSemantics::Message(XlaBehaviour behaviour) {
+  for (const BehaviourRow& row : kRows) {
+    if (row.behaviour == behaviour) return row.message;
+  }
+  return "";
 }
 
 absl::string_view XlaSemantics::Series(XlaPackage package) const {

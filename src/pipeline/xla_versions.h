@@ -36,6 +36,27 @@ enum class XlaBehaviour {
   // a slice of several dimensions is UNIMPLEMENTED ("Async slice only
   // supports slicing in 1 dimension"). HO1013.
   kTpuAsyncSliceOneDimension,
+  // libtpu refuses every async dynamic-update-slice into host memory that
+  // updates part of the lane (minor-most) dimension ("Lane slice updating is
+  // not supported in async dynamic update slice yet."). HO1015.
+  kTpuLaneUpdateUnsupported,
+  // libtpu refuses an async dynamic-update-slice into host memory that
+  // updates part of the lane dimension by a size that is not a multiple of
+  // the 128 lanes ("Updating the lane dimension is only supported when the
+  // lane update size is a multiple of LaneCount"). HO1015.
+  kTpuLaneUpdateMultipleOfLaneCount,
+  // libtpu refuses a transfer between host memory and device (a
+  // dynamic-slice from host, a dynamic-update-slice into host) that slices
+  // the lane dimension and, along the sublane (second-minor) dimension, part
+  // of a tile ("Strided Host<->HBM DMAs are not supported when slicing
+  // partial tiles along sublanes."). HO1016.
+  kTpuStridedDmaPartialSublaneTile,
+  // libtpu refuses an async dynamic-update-slice into a host buffer wider
+  // than one lane chunk (128) that updates more than 8 rows of its sublane
+  // dimension but not a multiple of 8 ("Updating the sublane dimension
+  // across multiple lane chunks is only supported when the sublane update
+  // size is a multiple of the chunk sublane size"). HO1016.
+  kTpuSublaneUpdateAcrossLaneChunks,
 };
 
 // One known version of one package.
@@ -56,6 +77,10 @@ class XlaSemantics {
 
   // Whether `behaviour` holds for the chosen version of its package.
   bool Has(XlaBehaviour behaviour) const;
+
+  // XLA's own sentence for `behaviour` (the message of the error it raises),
+  // as the version that has it words it; "" for a behaviour without one.
+  static absl::string_view Message(XlaBehaviour behaviour);
 
   // The chosen series of `package` ("0.0.52").
   absl::string_view Series(XlaPackage package) const;
