@@ -115,123 +115,120 @@ bool Sliced(const HostTransfer& t, int64_t d) {
 constexpr int64_t kLaneCount = 128;
 constexpr int64_t kSublaneCount = 8;
 
+// Why libtpu refuses a host transfer: the code, XLA's sentence (the row of
+// the version table), what the instruction does, what libtpu cannot do and
+// the fix.
+struct TpuRefusal {
+  DiagCode code;
+  XlaBehaviour rule;
+  std::string details;
+  std::string why;
+  std::string fix;
+};
+
+// The first of libtpu's limits, as `xla` has them, that refuses transfer
+// `t` (in the order libtpu checks them: the slice's dimensions, the lane
+// update, the sublane update across lane chunks, the strided DMA); `what`
+// says what the instruction does.
+std::optional<TpuRefusal> TpuRefusalOf(const HostTransfer& t, const XlaSemantics& xla,
+                                       const std::string& what) {
+  auto [lane, sublane] = LaneAndSublane(*t.host);
+  const int64_t rank = t.host->rank();
+  int64_t sliced = 0;
+  for (int64_t d = 0; d < rank; ++d) sliced += Sliced(t, d);
+  const std::string libtpu = absl::StrCat("libtpu ", xla.Series(XlaPackage::kLibtpu));
+  auto dim = [&](int64_t d) { return t.piece->dimensions[d]; };
+  auto full = [&](int64_t d) { return t.host->dimensions[d]; };
+  if (xla.Has(XlaBehaviour::kTpuAsyncSliceOneDimension) && sliced > 1) {
+    return TpuRefusal{
+        DiagCode::kHO1013, XlaBehaviour::kTpuAsyncSliceOneDimension,
+        absl::StrCat(what, " slicing ", sliced, " dimensions",
+                     t.update ? "" : absl::StrCat(" of ", ShapeToString(*t.host))),
+        absl::StrCat(libtpu, " refuses it; libtpu 0.0.52 compiles it (--xla-version "
+                             "chooses the XLA whose verdict is reproduced)"),
+        ""};
+  }
+  const bool no_lane_update = xla.Has(XlaBehaviour::kTpuLaneUpdateUnsupported);
+  if (t.update && Sliced(t, lane) &&
+      (no_lane_update || (xla.Has(XlaBehaviour::kTpuLaneUpdateMultipleOfLaneCount) &&
+                          dim(lane) % kLaneCount != 0))) {
+    return TpuRefusal{
+        DiagCode::kHO1015,
+        no_lane_update ? XlaBehaviour::kTpuLaneUpdateUnsupported
+                       : XlaBehaviour::kTpuLaneUpdateMultipleOfLaneCount,
+        absl::StrCat(what, ", ", dim(lane), " of the ", full(lane),
+                     " elements of its lane dimension ", lane),
+        absl::StrCat(libtpu, no_lane_update
+                                 ? " cannot update part of the lane (minor-most) "
+                                   "dimension of a host buffer at all"
+                                 : " updates part of the lane dimension of a host buffer "
+                                   "only by a multiple of 128 elements"),
+        "stack along a major dimension instead: give each piece whole lanes (a scalar per "
+        "step as f32[1,128], or a leading axis of size 1, e.g. x[None, None]), or stack on "
+        "the device and move the whole stack to host once after the loop"};
+  }
+  if (sublane < 0 || !Sliced(t, sublane)) return std::nullopt;
+  if (xla.Has(XlaBehaviour::kTpuSublaneUpdateAcrossLaneChunks) && t.update &&
+      full(lane) > kLaneCount && dim(sublane) > kSublaneCount &&
+      dim(sublane) % kSublaneCount != 0) {
+    return TpuRefusal{
+        DiagCode::kHO1016, XlaBehaviour::kTpuSublaneUpdateAcrossLaneChunks,
+        absl::StrCat(what, ", ", dim(sublane), " of ", full(sublane),
+                     " rows (sublane dimension ", sublane, ") of a buffer ", full(lane),
+                     " lanes wide (dimension ", lane, ")"),
+        absl::StrCat(libtpu, " updates rows of a buffer wider than 128 lanes chunk by "
+                             "chunk, each a whole tile of 8 rows"),
+        "update a multiple of 8 rows at a time (pad the piece), or keep the buffer 128 "
+        "lanes wide"};
+  }
+  const int64_t tile_rows = std::min(kSublaneCount, full(sublane));
+  if (xla.Has(XlaBehaviour::kTpuStridedDmaPartialSublaneTile) && Sliced(t, lane) &&
+      dim(sublane) % tile_rows != 0) {
+    return TpuRefusal{
+        DiagCode::kHO1016, XlaBehaviour::kTpuStridedDmaPartialSublaneTile,
+        absl::StrCat(what, ", ", dim(sublane), " of ", full(sublane),
+                     " rows (sublane dimension ", sublane, ", tiles of ", tile_rows, ") and ",
+                     dim(lane), " of ", full(lane), " lanes (dimension ", lane, ")"),
+        absl::StrCat(libtpu, " copies a piece that is narrower than the buffer's lanes as "
+                             "a strided DMA, which must move whole tiles of 8 rows"),
+        "move whole tiles: a multiple of 8 rows along the sublane dimension, or the whole "
+        "lane (minor-most) dimension, and cut the rest on the device (for a sharded "
+        "parameter, shard it along a major dimension or so that each device's rows are a "
+        "multiple of 8)"};
+  }
+  return std::nullopt;
+}
+
 // libtpu's limits on its async host transfers (HO1013, HO1015, HO1016), as
-// `xla` has them: one diagnostic per instruction, the first limit that
-// refuses it in the order libtpu checks them (the slice's dimensions, the
-// lane update, the strided DMA).
+// `xla` has them: one diagnostic per instruction (TpuRefusalOf).
 void CheckTpuHostTransfers(const Module& module, TargetBackend backend,
                            const XlaSemantics& xla, std::vector<Diagnostic>& out) {
-  const bool one_dimension = xla.Has(XlaBehaviour::kTpuAsyncSliceOneDimension);
-  const bool no_lane_update = xla.Has(XlaBehaviour::kTpuLaneUpdateUnsupported);
-  const bool lane_multiple = xla.Has(XlaBehaviour::kTpuLaneUpdateMultipleOfLaneCount);
-  const bool strided = xla.Has(XlaBehaviour::kTpuStridedDmaPartialSublaneTile);
-  const bool chunks = xla.Has(XlaBehaviour::kTpuSublaneUpdateAcrossLaneChunks);
-  const std::string libtpu = absl::StrCat("libtpu ", xla.Series(XlaPackage::kLibtpu));
   for (const auto& computation : module.computations()) {
     for (const Instruction* instr : computation->instructions()) {
       std::optional<HostTransfer> t = AsHostTransfer(*instr);
       if (!t) continue;
-      auto [lane, sublane] = LaneAndSublane(*t->host);
-      int64_t sliced = 0;
-      for (int64_t d = 0; d < t->host->rank(); ++d) sliced += Sliced(*t, d);
       std::string what =
           t->update ? absl::StrCat("\"", instr->name(), "\" writes ",
                                    ShapeToString(*t->piece), " into ",
                                    ShapeToString(*t->host), " in host memory")
                     : absl::StrCat("\"", instr->name(), "\" moves ",
                                    ShapeToString(*t->piece), " from host memory");
-      std::optional<Diagnostic> d;
-      std::string fix;
-      if (one_dimension && sliced > 1) {
-        d = MakeDiagnostic(
-            DiagCode::kHO1013,
-            WithDetails(XlaSemantics::Message(XlaBehaviour::kTpuAsyncSliceOneDimension),
-                        absl::StrCat(what, " slicing ", sliced, " dimensions",
-                                     t->update ? ""
-                                               : absl::StrCat(" of ",
-                                                              ShapeToString(*t->host)))),
-            instr);
-        d->notes.push_back(Note{
-            absl::StrCat(libtpu, " refuses it; libtpu 0.0.52 compiles it (--xla-version "
-                                 "chooses the XLA whose verdict is reproduced)"),
-            {}});
-      } else if (t->update && Sliced(*t, lane) &&
-                 (no_lane_update ||
-                  (lane_multiple && t->piece->dimensions[lane] % kLaneCount != 0))) {
-        XlaBehaviour rule = no_lane_update ? XlaBehaviour::kTpuLaneUpdateUnsupported
-                                           : XlaBehaviour::kTpuLaneUpdateMultipleOfLaneCount;
-        d = MakeDiagnostic(
-            DiagCode::kHO1015,
-            WithDetails(XlaSemantics::Message(rule),
-                        absl::StrCat(what, ", ", t->piece->dimensions[lane], " of the ",
-                                     t->host->dimensions[lane],
-                                     " elements of its lane dimension ", lane)),
-            instr);
-        d->notes.push_back(Note{
-            absl::StrCat(libtpu,
-                         no_lane_update
-                             ? " cannot update part of the lane (minor-most) dimension of "
-                               "a host buffer at all"
-                             : " updates part of the lane dimension of a host buffer only "
-                               "by a multiple of 128 elements"),
-            {}});
-        fix = "stack along a major dimension instead: give each piece whole lanes (a "
-              "scalar per step as f32[1,128], or a leading axis of size 1, e.g. "
-              "x[None, None]), or stack on the device and move the whole stack to host "
-              "once after the loop";
-      } else if (chunks && t->update && lane >= 0 && sublane >= 0 &&
-                 Sliced(*t, sublane) && t->host->dimensions[lane] > kLaneCount &&
-                 t->piece->dimensions[sublane] > kSublaneCount &&
-                 t->piece->dimensions[sublane] % kSublaneCount != 0) {
-        d = MakeDiagnostic(
-            DiagCode::kHO1016,
-            WithDetails(
-                XlaSemantics::Message(XlaBehaviour::kTpuSublaneUpdateAcrossLaneChunks),
-                absl::StrCat(what, ", ", t->piece->dimensions[sublane], " of ",
-                             t->host->dimensions[sublane], " rows (sublane dimension ",
-                             sublane, ") of a buffer ", t->host->dimensions[lane],
-                             " lanes wide (dimension ", lane, ")")),
-            instr);
-        d->notes.push_back(Note{
-            absl::StrCat(libtpu,
-                         " updates rows of a buffer wider than 128 lanes chunk by chunk, "
-                         "each a whole tile of 8 rows"),
-            {}});
-        fix = "update a multiple of 8 rows at a time (pad the piece), or keep the buffer "
-              "128 lanes wide";
-      } else if (strided && sublane >= 0 && Sliced(*t, lane) && Sliced(*t, sublane) &&
-                 t->piece->dimensions[sublane] %
-                         std::min(kSublaneCount, t->host->dimensions[sublane]) != 0) {
-        d = MakeDiagnostic(
-            DiagCode::kHO1016,
-            WithDetails(
-                XlaSemantics::Message(XlaBehaviour::kTpuStridedDmaPartialSublaneTile),
-                absl::StrCat(what, ", ", t->piece->dimensions[sublane], " of ",
-                             t->host->dimensions[sublane], " rows (sublane dimension ",
-                             sublane, ", tiles of ",
-                             std::min(kSublaneCount, t->host->dimensions[sublane]),
-                             ") and ", t->piece->dimensions[lane], " of ",
-                             t->host->dimensions[lane], " lanes (dimension ", lane, ")")),
-            instr);
-        d->notes.push_back(Note{
-            absl::StrCat(libtpu,
-                         " copies a piece that is narrower than the buffer's lanes as a "
-                         "strided DMA, which must move whole tiles of 8 rows"),
-            {}});
-        fix = "move whole tiles: a multiple of 8 rows along the sublane dimension, or the "
-              "whole lane (minor-most) dimension, and cut the rest on the device (for a "
-              "sharded parameter, shard it along a major dimension or so that each "
-              "device's rows are a multiple of 8)";
+      std::optional<TpuRefusal> refusal = TpuRefusalOf(*t, xla, what);
+      if (!refusal) continue;
+      Diagnostic d = MakeDiagnostic(
+          refusal->code, WithDetails(XlaSemantics::Message(refusal->rule), refusal->details),
+          instr);
+      d.notes.push_back(Note{std::move(refusal->why), {}});
+      if (!refusal->fix.empty()) {
+        d.notes.push_back(Note{absl::StrCat("fix: ", refusal->fix), {}});
       }
-      if (!d) continue;
-      if (!fix.empty()) d->notes.push_back(Note{absl::StrCat("fix: ", fix), {}});
       if (backend == TargetBackend::kAny) {
-        d->severity = Severity::kWarning;
-        d->message = absl::StrCat("on TPU: ", d->message,
-                                  " (the GPU compile accepts it; --backend=tpu makes "
-                                  "this an error, --backend=gpu drops it)");
+        d.severity = Severity::kWarning;
+        d.message = absl::StrCat("on TPU: ", d.message,
+                                 " (the GPU compile accepts it; --backend=tpu makes "
+                                 "this an error, --backend=gpu drops it)");
       }
-      out.push_back(*std::move(d));
+      out.push_back(std::move(d));
     }
   }
 }

@@ -135,3 +135,20 @@ def run_all(script_path, names, only=None):
                     fh.write("CRASH\n" + "\n".join(l for l in out.splitlines()
                                                     if l.startswith(("F", "E")))[:20000])
         print("\n".join(lines), flush=True)
+
+
+def main(script_path, variants, run, default):
+    """The scripts' command line: --variant NAME (default `default`), a comma-separated list
+    or "all" (each in its own process: run_all), --list."""
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--variant", default=default)
+    ap.add_argument("--list", action="store_true")
+    a = ap.parse_args()
+    if a.list:
+        print("\n".join(variants))
+    elif a.variant == "all" or "," in a.variant:
+        run_all(script_path, list(variants),
+                None if a.variant == "all" else a.variant.split(","))
+    else:
+        run(a.variant)

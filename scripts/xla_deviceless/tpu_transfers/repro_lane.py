@@ -9,7 +9,6 @@ the *_8dev ones) whose loop writes into a pinned_host buffer. Prints VERDICT and
 DUS/DS/copies of the module after XLA's HostOffloader pass. Dumps under
 dumps/<libtpu>/repro_lane/<variant>/.
 """
-import argparse
 import common  # noqa: F401  (sets env + libtpu path before jax)
 import jax
 import jax.numpy as jnp
@@ -145,14 +144,4 @@ def run(name):
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--variant", default="scan_scalar")
-    ap.add_argument("--list", action="store_true")
-    a = ap.parse_args()
-    if a.list:
-        print("\n".join(VARIANTS))
-    elif a.variant == "all" or "," in a.variant:
-        common.run_all(__file__, list(VARIANTS),
-                       None if a.variant == "all" else a.variant.split(","))
-    else:
-        run(a.variant)
+    common.main(__file__, VARIANTS, run, default="scan_scalar")

@@ -9,7 +9,6 @@ layers moves each layer's slice to device inside the loop (jax.device_put(w, dev
 as in parameter streaming. Prints VERDICT and the host DUS/DS/copies of the module after
 XLA's HostOffloader pass. Dumps under dumps/<libtpu>/repro_strided/<variant>/.
 """
-import argparse
 import common  # noqa: F401
 import jax
 import jax.numpy as jnp
@@ -352,14 +351,4 @@ def run(name):
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--variant", default="f32_d32_f128")
-    ap.add_argument("--list", action="store_true")
-    a = ap.parse_args()
-    if a.list:
-        print("\n".join(VARIANTS))
-    elif a.variant == "all" or "," in a.variant:
-        common.run_all(__file__, list(VARIANTS),
-                       None if a.variant == "all" else a.variant.split(","))
-    else:
-        run(a.variant)
+    common.main(__file__, VARIANTS, run, default="f32_d32_f128")

@@ -35,6 +35,7 @@ def _runs():
     common = [["--pipeline=xla"], ["--pipeline=offload"], ["--pipeline", "offload"],
               ["--disable=HO3005"], ["--disable", "HO3005,HO3014"], ["--enable=HO300"],
               ["--backend=tpu"], ["--backend=gpu"], ["--backend=cuda"], ["--backend=any"],
+              ["--xla-version=libtpu-0.0.42.1"], ["--xla-version", "newest"],
               *[[f] for f in XLA_DEBUG_FLAGS]]
     runs = []
     for flags in common + [["--format=text"], ["--format=xla"], ["--format=json"],
