@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/offload_utils.h"
@@ -51,6 +52,11 @@ struct HostTransfer {
   const Shape* host = nullptr;   // the host buffer (operand 0)
   const Shape* piece = nullptr;  // the device piece: the slice or the update
   bool update = false;           // a dynamic-update-slice into host memory
+  // A slice of a loop's buffer that the entry cut out of a host buffer
+  // before the loop (SlicedBeforeLoop): the host buffer it was cut from and
+  // the piece's extent in it, which is the copy libtpu makes.
+  Shape composed_piece;
+  const Shape* original_host = nullptr;
 };
 
 // `instr` as a HostTransfer, or nullopt.
@@ -114,6 +120,87 @@ bool Sliced(const HostTransfer& t, int64_t d) {
 // (fewer for a smaller dimension: f32[4,128] is tiled T(4,128)).
 constexpr int64_t kLaneCount = 128;
 constexpr int64_t kSublaneCount = 8;
+
+// The while instruction that runs each loop body of `module`.
+absl::flat_hash_map<const Computation*, const Instruction*> WhileOfBody(
+    const Module& module) {
+  absl::flat_hash_map<const Computation*, const Instruction*> loops;
+  for (const auto& computation : module.computations()) {
+    for (const Instruction* instr : computation->instructions()) {
+      if (instr->opcode() == HloOpcode::kWhile && instr->while_body() != nullptr) {
+        loops.emplace(instr->while_body(), instr);
+      }
+    }
+  }
+  return loops;
+}
+
+// The dynamic-slice of a host buffer, before a loop, that gave the loop the
+// buffer `operand` reads (a get-tuple-element of the body's parameter, the
+// loop's init tuple, copies and bitcasts between), or null. This is how XLA's
+// SPMD partitioner cuts each device's rows and columns out of a replicated
+// host parameter: libtpu folds that slice into the loop's own copy to the
+// device (deviceless compiles of an 8-device train step that streams
+// replicated pinned_host layers, libtpu 0.0.42.1 and 0.0.52: the refused
+// dynamic-slice-start reads the entry parameter with the layer index and
+// the per-device row and column offsets together).
+const Instruction* SlicedBeforeLoop(
+    const Instruction* operand,
+    const absl::flat_hash_map<const Computation*, const Instruction*>& loops) {
+  if (operand->opcode() != HloOpcode::kGetTupleElement) return nullptr;
+  const Instruction* param = operand->operand(0);
+  if (param->opcode() != HloOpcode::kParameter) return nullptr;
+  auto loop = loops.find(param->parent());
+  if (loop == loops.end() || loop->second->operand_count() < 1) return nullptr;
+  const Instruction* init = loop->second->operand(0);
+  const int64_t index = operand->tuple_index();
+  if (init->opcode() != HloOpcode::kTuple || index >= init->operand_count()) {
+    return nullptr;
+  }
+  const Instruction* value = init->operand(index);
+  for (int steps = 0; steps < 8 && value->operand_count() == 1 &&
+                      (value->opcode() == HloOpcode::kCopy ||
+                       value->opcode() == HloOpcode::kBitcast);
+       ++steps) {
+    value = value->operand(0);
+  }
+  if (value->opcode() != HloOpcode::kDynamicSlice || value->operand_count() < 1) {
+    return nullptr;
+  }
+  const Shape& source = value->operand(0)->shape();
+  if (!source.IsArray() || !source.has_layout ||
+      source.memory_space() != kHostMemorySpace ||
+      source.rank() != value->shape().rank() ||
+      source.rank() != operand->shape().rank()) {
+    return nullptr;
+  }
+  return value;
+}
+
+// `t` with the slice before its loop folded in: the piece's extent in the
+// host buffer the entry sliced (a dimension the loop slices keeps the loop's
+// extent, the others the entry slice's). Only where the loop slices major
+// dimensions alone (a layer of the stack): a loop slice along the sublanes
+// or lanes is left as it is (libtpu 0.0.52 compiled an 8-device step whose
+// loop reads a row of f32[4,128] per device out of a replicated f32[4,512]);
+// returns whether it folded.
+bool FoldSliceBeforeLoop(HostTransfer& t, const Instruction& before) {
+  auto [lane, sublane] = LaneAndSublane(before.operand(0)->shape());
+  if (lane < 0) return false;
+  for (int64_t d = 0; d < t.piece->rank(); ++d) {
+    if (Sliced(t, d) && (d == lane || d == sublane)) return false;
+  }
+  t.original_host = &before.operand(0)->shape();
+  t.composed_piece = *t.piece;
+  for (int64_t d = 0; d < t.piece->rank(); ++d) {
+    if (t.piece->dimensions[d] == t.host->dimensions[d]) {
+      t.composed_piece.dimensions[d] = before.shape().dimensions[d];
+    }
+  }
+  t.host = t.original_host;
+  t.piece = &t.composed_piece;
+  return true;
+}
 
 // Why libtpu refuses a host transfer: the code, XLA's sentence (the row of
 // the version table), what the instruction does, what libtpu cannot do and
@@ -203,6 +290,7 @@ std::optional<TpuRefusal> TpuRefusalOf(const HostTransfer& t, const XlaSemantics
 // `xla` has them: one diagnostic per instruction (TpuRefusalOf).
 void CheckTpuHostTransfers(const Module& module, TargetBackend backend,
                            const XlaSemantics& xla, std::vector<Diagnostic>& out) {
+  const auto loops = WhileOfBody(module);
   for (const auto& computation : module.computations()) {
     for (const Instruction* instr : computation->instructions()) {
       std::optional<HostTransfer> t = AsHostTransfer(*instr);
@@ -213,6 +301,13 @@ void CheckTpuHostTransfers(const Module& module, TargetBackend backend,
                                    ShapeToString(*t->host), " in host memory")
                     : absl::StrCat("\"", instr->name(), "\" moves ",
                                    ShapeToString(*t->piece), " from host memory");
+      const Instruction* before =
+          t->update ? nullptr : SlicedBeforeLoop(instr->operand(0), loops);
+      if (before != nullptr && FoldSliceBeforeLoop(*t, *before)) {
+        absl::StrAppend(&what, ", a piece of ", ShapeToString(*t->host), " that \"",
+                        before->name(), "\" cut before the loop (libtpu copies it from "
+                        "there in one transfer)");
+      }
       std::optional<TpuRefusal> refusal = TpuRefusalOf(*t, xla, what);
       if (!refusal) continue;
       Diagnostic d = MakeDiagnostic(
