@@ -15,8 +15,9 @@ A verdict is compared when XLA got as far as its HLO passes and answered about t
   compiled            hlo-offload `check` exits 0 with no error; XLA's host-compute warning
                       ("does device compute in host memory space") <=> hlo-offload's HO2001
   E1200 (any E1xxx)   hlo-offload reports that code
-  INVALID_ARGUMENT    hlo-offload reports an error (exit 1); so does FAILED_PRECONDITION
-                      and XLA's verifier rejecting memory spaces after the HostOffloader
+  INVALID_ARGUMENT    hlo-offload reports an error (exit 1); so does FAILED_PRECONDITION,
+                      XLA's verifier rejecting memory spaces after the HostOffloader and
+                      libtpu refusing a host transfer (UNIMPLEMENTED: HO1013, HO1015, HO1016)
   XLA's parser        hlo-offload rejects the text too (exit 2)
 A module that could not be expressed as StableHLO (the compile-only clients take only
 StableHLO; `stage` = convert), or on which XLA failed inside a pass unrelated to
@@ -43,6 +44,9 @@ sys.path.insert(0, str(REPO / "scripts" / "xla_deviceless"))
 import xladl  # noqa: E402  (split_modules: the same splitting as the generator)
 
 COMPARED_STAGES = ("parse", "compile")
+TPU_TRANSFER_LIMIT = re.compile(
+    r"UNIMPLEMENTED: (Async slice only supports slicing in 1 dimension|Lane slice updating|"
+    r"Updating the lane dimension|Updating the sublane dimension across|Strided Host<->HBM)")
 NOT_OFFLOAD_VERDICT = re.compile(r"^(INTERNAL|NOT_FOUND|RESOURCE_EXHAUSTED|TIMEOUT|CRASHED)"
                                  r"|while compiling|=> StableHLO failed")
 
@@ -99,6 +103,10 @@ def xla_verdict(row):
     if row.get("stage") not in COMPARED_STAGES:
         return None
     error = row.get("error", "")
+    if TPU_TRANSFER_LIMIT.match(error):
+        # libtpu refusing a transfer between host memory and device (HO1013, HO1015,
+        # HO1016): an error the tool reports, named by its own code.
+        return "invalid-argument"
     if "hlo_verifier.cc" in error and "memory space" in error:
         # XLA's verifier, run after the HostOffloader, rejects the memory spaces it left.
         return "invalid-argument"
