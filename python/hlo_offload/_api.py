@@ -727,8 +727,8 @@ def check(source: Any, *args: Any, platform: Optional[str] = None, lints: bool =
     xla_version: the XLA whose verdicts to reproduce where versions differ, as
         `--xla-version` takes it ("libtpu-0.0.42.1", "jax-cuda12-plugin-0.10.2", comma-
         separated; "newest"); by default the installed libtpu and CUDA plugin
-        (`installed_xla_version()`). A version not measured gets the newest known semantics
-        and a warning; `result.to_json()["xla_semantics"]` says which were used.
+        (`hlo_offload._xla.installed_xla_version()`). A version not measured gets the
+        newest known semantics and a warning; `result.to_json()["xla_semantics"]` says which were used.
     Returns a Result. Raises ParseError (a ValueError) for text that does not parse,
     TypeError/ValueError for bad arguments, OSError for a file that cannot be read,
     ImportError for a JAX source without jax.
