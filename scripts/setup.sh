@@ -37,7 +37,7 @@ if [ "${HLOFF_SETUP_NO_PYTHON:-0}" = 1 ]; then exit 0; fi
 # The Python package with its JAX front end and the test runner, in a virtual
 # environment: .venv with python3 of PATH; PYTHON= names another interpreter and
 # VENV= another folder (the second CI environment: pyenv's Python 3.13 in
-# .venv-py313, which gets jax 0.12; README, "Supported JAX versions").
+# .venv-py313, which gets jax 0.12; README, "Supported JAX and XLA versions").
 venv=${VENV:-.venv}
 if [ ! -x "$venv/bin/python3" ]; then
   echo "setup: creating $venv"

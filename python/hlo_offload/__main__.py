@@ -113,7 +113,9 @@ _PYTHON_HELP = {
               "client and put its verdict beside ours (install-xla first)\n"
               "  --xla-topology T            what --xla compiles for (a TPU topology such as "
               "v5e:2x4; for cuda a GPU target config file)\n"
-              "  FILE may end in .mlir: StableHLO, converted by the JAX front end\n"),
+              "  FILE may end in .mlir: StableHLO, converted by the JAX front end\n"
+              "  --xla-version's default here: the installed libtpu and CUDA plugin "
+              "(hlo_offload._xla.installed_xla_version)\n"),
 }
 _PYTHON_HELP["fix"] = _PYTHON_HELP["check"]
 for _c in ("opt", "fmt", "report"):
@@ -121,7 +123,9 @@ for _c in ("opt", "fmt", "report"):
                         "  --platform tpu|cuda|rocm|cpu  what the .mlir FILEs were lowered "
                         "for (the text does not say)\n"
                         "  FILE may end in .mlir: StableHLO, converted by the JAX front "
-                        "end\n")
+                        "end\n" + ("" if _c == "fmt" else
+                                    "  --xla-version's default here: the installed libtpu and "
+                                    "CUDA plugin (hlo_offload._xla.installed_xla_version)\n"))
 
 
 def _help(command: Optional[str], argv: List[str]) -> int:

@@ -743,6 +743,9 @@ def check(source: Any, *args: Any, platform: Optional[str] = None, lints: bool =
                          split_input_file=split_input_file, xla_flags=xla_flags,
                          pipeline=pipeline, ignore=ignore, select=select,
                          xla_version=xla_version)
+    if backend is not None and inp.xla is None:
+        # Text compiled by XLA for `backend` is checked for it (its compiler's limits).
+        run_args.lint.backend = "gpu" if backend == "cuda" else "tpu"
     outcome = _run("check", inp, run_args)
     try:
         modules = outcome.modules()

@@ -101,6 +101,12 @@ def run_with_xla(command, argv, backend: str, topology) -> int:
     if not _xla.installed(backend):
         sys.stderr.write(f"hlo-offload: error: {_xla._unavailable(backend)}\n")
         return USAGE_EXIT
+    if _option(argv, ("--backend",)) is None and command in argv:
+        # XLA compiles for this backend: the check is for it too, so that what its
+        # compiler refuses (HO1012 to HO1016) is an error, as XLA's verdict is.
+        at = argv.index(command) + 1
+        argv = [*argv[:at], "--backend=" + ("gpu" if backend == "cuda" else "tpu"),
+                *argv[at:]]
     try:
         if command == "fix":
             return _fix(argv, backend, topology)

@@ -231,7 +231,8 @@ std::optional<TpuRefusal> TpuRefusalOf(const HostTransfer& t, const XlaSemantics
         DiagCode::kHO1013, XlaBehaviour::kTpuAsyncSliceOneDimension,
         absl::StrCat(what, " slicing ", sliced, " dimensions",
                      t.update ? "" : absl::StrCat(" of ", ShapeToString(*t.host))),
-        absl::StrCat(libtpu, " refuses it; libtpu 0.0.52 compiles it (--xla-version "
+        absl::StrCat(libtpu, " refuses it; libtpu 0.0.52 slices several dimensions, "
+                             "within its own limits (HO1015, HO1016; --xla-version "
                              "chooses the XLA whose verdict is reproduced)"),
         ""};
   }

@@ -206,6 +206,8 @@ absl::StatusOr<XlaSemantics> XlaSemantics::Parse(absl::string_view spec) {
   XlaSemantics semantics;
   spec = absl::StripAsciiWhitespace(spec);
   if (spec.empty() || spec == "newest") return semantics;
+  bool seen_libtpu = false;
+  bool seen_cuda = false;
   for (absl::string_view raw : absl::StrSplit(spec, ',', absl::SkipEmpty())) {
     absl::string_view item = absl::StripAsciiWhitespace(raw);
     auto split = SplitItem(item);
@@ -244,6 +246,13 @@ absl::StatusOr<XlaSemantics> XlaSemantics::Parse(absl::string_view spec) {
           "newest known semantics, ",
           XlaPackageName(*package), " ", all[chosen].series));
     }
+    bool& seen = *package == XlaPackage::kLibtpu ? seen_libtpu : seen_cuda;
+    if (seen) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "XLA version '", item, "': ", XlaPackageName(*package),
+          " is named twice; name one version per package"));
+    }
+    seen = true;
     (*package == XlaPackage::kLibtpu ? semantics.libtpu_ : semantics.cuda_plugin_) =
         chosen;
   }

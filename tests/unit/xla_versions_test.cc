@@ -64,6 +64,7 @@ TEST(XlaVersionsTest, MalformedSpecsAreErrors) {
     EXPECT_FALSE(xla.ok()) << spec;
     EXPECT_EQ(xla.status().code(), absl::StatusCode::kInvalidArgument) << spec;
   }
+  EXPECT_FALSE(XlaSemantics::Parse("libtpu-0.0.42.1,libtpu-0.0.52").ok());
   EXPECT_TRUE(XlaSemantics::Parse("").ok());
   EXPECT_TRUE(XlaSemantics::Parse("newest").ok());
 }
