@@ -24,6 +24,7 @@ not by it and lists every disagreement.
 
 from __future__ import annotations
 
+import functools
 import glob
 import json
 import os
@@ -33,7 +34,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 __all__ = ["BACKENDS", "XlaUnavailable", "XlaVerdict", "install_xla", "installed",
            "install_command", "compile_module", "compare", "installed_versions",
@@ -158,6 +159,7 @@ def install_xla(backend: str = "tpu") -> str:
     folder. Raises RuntimeError when pip fails (its output in the message)."""
     cmd = install_command(backend)
     proc = subprocess.run(cmd, capture_output=True, text=True)
+    _installed_versions.cache_clear()  # the default --xla-version may change
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stdout[-2000:]}"
                            f"{proc.stderr[-2000:]}")
@@ -170,16 +172,17 @@ _COMPILER_DISTRIBUTIONS = {"tpu": ("libtpu",),
                            "cuda": ("jax-cuda12-plugin", "jax-cuda13-plugin")}
 
 
-def _distribution_version(names: tuple, folder: Optional[str]) -> Optional[str]:
-    """The version of the first of `names` installed in `folder` (an install_xla() folder)
-    or, with folder None, in this environment."""
+def _installed_distribution(names: tuple,
+                            folder: Optional[str]) -> Optional[Tuple[str, str]]:
+    """(name, version) of the first of `names` installed in `folder` (an install_xla()
+    folder) or, with folder None, in this environment; None when none is."""
     from importlib import metadata
     for name in names:
         try:
             if folder is None:
-                return metadata.version(name)
+                return name, metadata.version(name)
             for dist in metadata.distributions(name=name, path=[folder]):
-                return dist.version
+                return name, dist.version
         except metadata.PackageNotFoundError:
             continue
         except Exception:  # an unreadable folder: as if absent
@@ -192,14 +195,19 @@ def installed_versions() -> Dict[str, str]:
     "jax-cuda12-plugin": "0.10.2"}. Each backend's compiler as install_xla() put it, else
     as this environment has it, else the one the installed jax asks for (its "tpu" extra's
     libtpu series; the CUDA plugin of jaxlib's version) where the version table knows it.
-    Empty without jax or packages."""
+    Empty without jax or packages. Read once per process (install_xla() reads again)."""
+    return dict(_installed_versions())
+
+
+@functools.lru_cache(maxsize=1)
+def _installed_versions() -> Dict[str, str]:
     found: Dict[str, str] = {}
     for backend, names in _COMPILER_DISTRIBUTIONS.items():
         folder = pkg_dir(backend)
-        version = (_distribution_version(names, folder) if os.path.isdir(folder) else None) \
-            or _distribution_version(names, None)
-        if version is not None:
-            found[names[0] if backend == "tpu" else _which_plugin(names, folder)] = version
+        hit = (_installed_distribution(names, folder) if os.path.isdir(folder) else None) \
+            or _installed_distribution(names, None)
+        if hit is not None:
+            found[hit[0]] = hit[1]
             continue
         wanted = _wanted_by_jax(backend)
         if wanted is not None and _known_series(backend, wanted):
@@ -215,15 +223,6 @@ def _known_series(backend: str, version: str) -> bool:
     package = "libtpu" if backend == "tpu" else "jax-cuda-plugin"
     return any(p == package and (version == series or version.startswith(series + "."))
                for p, series, _ in _core.known_xla_versions())
-
-
-def _which_plugin(names: tuple, folder: str) -> str:
-    """The name of the CUDA plugin distribution that is installed (folder first)."""
-    for name in names:
-        if (os.path.isdir(folder) and _distribution_version((name,), folder)) or \
-                _distribution_version((name,), None):
-            return name
-    return names[0]
 
 
 def _wanted_by_jax(backend: str) -> Optional[str]:

@@ -23,6 +23,7 @@ JAX itself states them and how PJRT turns them into layout memory spaces
 instruction of the round-tripped module, not of the input text.
 """
 
+import functools
 import os
 import re
 import sys
@@ -57,6 +58,7 @@ PROVENANCE_DISTRIBUTIONS = ("jax", "jaxlib", "libtpu", "jax-cuda12-plugin", "jax
                             "jax-cuda13-plugin", "jax-cuda13-pjrt")
 
 
+@functools.lru_cache(maxsize=None)
 def provenance(backend):
     """{distribution: version} of PROVENANCE_DISTRIBUTIONS installed where a compile for
     `backend` runs (the child's environment: the plugin's folder first), plus "python".

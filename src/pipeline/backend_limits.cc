@@ -53,10 +53,10 @@ struct HostTransfer {
   const Shape* piece = nullptr;  // the device piece: the slice or the update
   bool update = false;           // a dynamic-update-slice into host memory
   // A slice of a loop's buffer that the entry cut out of a host buffer
-  // before the loop (SlicedBeforeLoop): the host buffer it was cut from and
-  // the piece's extent in it, which is the copy libtpu makes.
+  // before the loop (FoldSliceBeforeLoop): the piece's extent in the buffer
+  // it was cut from, which is the copy libtpu makes (`piece` points here and
+  // `host` to that buffer).
   Shape composed_piece;
-  const Shape* original_host = nullptr;
 };
 
 // `instr` as a HostTransfer, or nullopt.
@@ -80,7 +80,11 @@ std::optional<HostTransfer> AsHostTransfer(const Instruction& instr) {
       instr.shape().memory_space() != kHostMemorySpace) {
     return std::nullopt;
   }
-  return HostTransfer{&host, &piece, update};
+  HostTransfer t;
+  t.host = &host;
+  t.piece = &piece;
+  t.update = update;
+  return t;
 }
 
 // The lane (minor-most) and sublane (second-minor) dimensions of `shape`'s
@@ -190,14 +194,13 @@ bool FoldSliceBeforeLoop(HostTransfer& t, const Instruction& before) {
   for (int64_t d = 0; d < t.piece->rank(); ++d) {
     if (Sliced(t, d) && (d == lane || d == sublane)) return false;
   }
-  t.original_host = &before.operand(0)->shape();
   t.composed_piece = *t.piece;
   for (int64_t d = 0; d < t.piece->rank(); ++d) {
     if (t.piece->dimensions[d] == t.host->dimensions[d]) {
       t.composed_piece.dimensions[d] = before.shape().dimensions[d];
     }
   }
-  t.host = t.original_host;
+  t.host = &before.operand(0)->shape();
   t.piece = &t.composed_piece;
   return true;
 }
@@ -291,7 +294,9 @@ std::optional<TpuRefusal> TpuRefusalOf(const HostTransfer& t, const XlaSemantics
 // `xla` has them: one diagnostic per instruction (TpuRefusalOf).
 void CheckTpuHostTransfers(const Module& module, TargetBackend backend,
                            const XlaSemantics& xla, std::vector<Diagnostic>& out) {
-  const auto loops = WhileOfBody(module);
+  // The loops by body, found the first time a slice from host memory asks
+  // (most modules have none: no walk for them).
+  std::optional<absl::flat_hash_map<const Computation*, const Instruction*>> loops;
   for (const auto& computation : module.computations()) {
     for (const Instruction* instr : computation->instructions()) {
       std::optional<HostTransfer> t = AsHostTransfer(*instr);
@@ -302,8 +307,11 @@ void CheckTpuHostTransfers(const Module& module, TargetBackend backend,
                                    ShapeToString(*t->host), " in host memory")
                     : absl::StrCat("\"", instr->name(), "\" moves ",
                                    ShapeToString(*t->piece), " from host memory");
-      const Instruction* before =
-          t->update ? nullptr : SlicedBeforeLoop(instr->operand(0), loops);
+      const Instruction* before = nullptr;
+      if (!t->update && instr->operand(0)->opcode() == HloOpcode::kGetTupleElement) {
+        if (!loops) loops = WhileOfBody(module);
+        before = SlicedBeforeLoop(instr->operand(0), *loops);
+      }
       if (before != nullptr && FoldSliceBeforeLoop(*t, *before)) {
         absl::StrAppend(&what, ", a piece of ", ShapeToString(*t->host), " that \"",
                         before->name(), "\" cut before the loop (libtpu copies it from "

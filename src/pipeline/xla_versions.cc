@@ -167,22 +167,24 @@ std::string KnownXlaVersionsHelp() {
 
 XlaSemantics::XlaSemantics()
     : libtpu_(Newest(XlaPackage::kLibtpu)),
-      cuda_plugin_(Newest(XlaPackage::kCudaPlugin)) {}
+      cuda_plugin_(Newest(XlaPackage::kCudaPlugin)),
+      behaviours_(ResolveBehaviours()) {}
 
-bool XlaSemantics::Has(XlaBehaviour behaviour) const {
+uint32_t XlaSemantics::ResolveBehaviours() const {
+  static_assert(static_cast<unsigned>(XlaBehaviour::kTpuSublaneUpdateAcrossLaneChunks) < 32,
+                "one bit per behaviour (the last of XlaBehaviour)");
+  uint32_t holds = 0;
   for (const BehaviourRow& row : kRows) {
-    if (row.behaviour != behaviour) continue;
     std::optional<std::vector<int>> chosen = VersionParts(Series(row.package));
     std::optional<std::vector<int>> first = VersionParts(row.first);
-    if (!chosen || !first) continue;
-    if (*chosen < *first) continue;
+    if (!chosen || !first || *chosen < *first) continue;
     if (!row.last.empty()) {
       std::optional<std::vector<int>> last = VersionParts(row.last);
       if (!last || *chosen > *last) continue;
     }
-    return true;
+    holds |= 1u << static_cast<unsigned>(row.behaviour);
   }
-  return false;
+  return holds;
 }
 
 absl::string_view XlaSemantics::Message(XlaBehaviour behaviour) {
@@ -225,6 +227,13 @@ absl::StatusOr<XlaSemantics> XlaSemantics::Parse(absl::string_view spec) {
           "XLA version '", item, "': '", split->second,
           "' is not a version (dotted numbers such as 0.0.52)"));
     }
+    bool& seen = *package == XlaPackage::kLibtpu ? seen_libtpu : seen_cuda;
+    if (seen) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "XLA version '", item, "': ", XlaPackageName(*package),
+          " is named twice; name one version per package"));
+    }
+    seen = true;
     size_t chosen = Newest(*package);
     bool known = false;
     // The longest known series the version belongs to.
@@ -246,16 +255,10 @@ absl::StatusOr<XlaSemantics> XlaSemantics::Parse(absl::string_view spec) {
           "newest known semantics, ",
           XlaPackageName(*package), " ", all[chosen].series));
     }
-    bool& seen = *package == XlaPackage::kLibtpu ? seen_libtpu : seen_cuda;
-    if (seen) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "XLA version '", item, "': ", XlaPackageName(*package),
-          " is named twice; name one version per package"));
-    }
-    seen = true;
     (*package == XlaPackage::kLibtpu ? semantics.libtpu_ : semantics.cuda_plugin_) =
         chosen;
   }
+  semantics.behaviours_ = semantics.ResolveBehaviours();
   return semantics;
 }
 

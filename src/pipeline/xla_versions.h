@@ -13,6 +13,7 @@
 #ifndef HLO_OFFLOAD_PIPELINE_XLA_VERSIONS_H_
 #define HLO_OFFLOAD_PIPELINE_XLA_VERSIONS_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -75,8 +76,11 @@ class XlaSemantics {
   // The newest known version of every package.
   XlaSemantics();
 
-  // Whether `behaviour` holds for the chosen version of its package.
-  bool Has(XlaBehaviour behaviour) const;
+  // Whether `behaviour` holds for the chosen version of its package (looked
+  // up in the table once, when the versions are chosen).
+  bool Has(XlaBehaviour behaviour) const {
+    return (behaviours_ >> static_cast<unsigned>(behaviour)) & 1u;
+  }
 
   // XLA's own sentence for `behaviour` (the message of the error it raises),
   // as the version that has it words it; "" for a behaviour without one.
@@ -102,9 +106,14 @@ class XlaSemantics {
   static absl::StatusOr<XlaSemantics> Parse(absl::string_view spec);
 
  private:
+  // The behaviours of the table that hold for the chosen versions, one bit
+  // per XlaBehaviour.
+  uint32_t ResolveBehaviours() const;
+
   // Index into KnownXlaVersions() per package.
   size_t libtpu_;
   size_t cuda_plugin_;
+  uint32_t behaviours_ = 0;
   std::vector<std::string> notes_;
 };
 
