@@ -2,6 +2,7 @@
 // exactly what checking them one at a time writes, in input order.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -30,9 +31,9 @@ Output RunCli(std::vector<std::string> args) {
 }
 
 TEST(BatchTest, ManyFilesReportInInputOrder) {
-  fs::path dir = fs::temp_directory_path() / "hloff_batch_test";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  std::string tmpl = (fs::temp_directory_path() / "hloff-batch-XXXXXX").string();
+  ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+  fs::path dir = tmpl;
   const std::vector<std::string> modules = {
       // Clean.
       "HloModule a\nENTRY e {\n  p = f32[4]{0} parameter(0)\n"

@@ -2,6 +2,7 @@
 // (tool/driver.h FrontEnd, pipeline/front_end_input.h): what it converts runs
 // as the files the command line reads do, with its names, its notes and its
 // errors, in input order.
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -33,9 +34,10 @@ struct Output {
 class FrontEndTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / "hloff_front_end_test";
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    // One folder per test: ctest runs this fixture's tests side by side.
+    std::string tmpl = (fs::temp_directory_path() / "hloff-front-end-XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
     hlo_ = (dir_ / "b.hlo").string();
     std::ofstream(hlo_) << kE1200;
     front_end_.reads = [](const std::string& file) {
