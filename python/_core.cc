@@ -32,7 +32,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
+#include "analysis/partitions.h"
 #include "diag/code_selection.h"
 #include "diag/diagnostic.h"
 #include "diag/group.h"
@@ -825,6 +827,33 @@ NB_MODULE(_core, m) {
       },
       "text"_a, "The entry_computation_layout of the module's HloModule line, braces "
       "included; ValueError when it has none.");
+  m.def(
+      "partitioning",
+      [](nb::bytes text) -> nb::object {
+        absl::string_view view(text.c_str(), text.size());
+        // A module whose HloModule line does not say num_partitions is not
+        // parsed: it has one partition.
+        absl::string_view header = view.substr(0, view.find('\n'));
+        if (!absl::StrContains(header, "num_partitions=")) {
+          return nb::make_tuple(int64_t{1}, std::string());
+        }
+        absl::StatusOr<std::unique_ptr<Module>> module;
+        {
+          nb::gil_scoped_release release;
+          module = ParseHloModule(view);
+        }
+        if (!module.ok()) return nb::none();
+        const Instruction* sharding = FirstUnpartitionedSharding(**module);
+        return nb::make_tuple(NumPartitions(**module),
+                              sharding == nullptr ? std::string()
+                                                  : std::string(sharding->input_name()));
+      },
+      "text"_a,
+      nb::sig("def partitioning(text: bytes) -> tuple[int, str] | None"),
+      "(num_partitions of the module's header, the name of the first instruction "
+      "that says it is not SPMD-partitioned yet, \"\" when none: "
+      "analysis/partitions.h FirstUnpartitionedSharding), or None when the text "
+      "does not parse.");
   m.def("version", [] { return std::string(ToolVersion()); });
   m.def(
       "known_xla_versions",

@@ -14,7 +14,7 @@ import json
 import os
 import re
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from . import _core, _xla
@@ -45,6 +45,13 @@ class _Input:
     file: Optional[str]
     path: str
     xla: Any = None  # hlo_offload._jax.XlaInput for JAX and StableHLO sources
+    # HLO text checked as XLA's SPMD partitioner gives it: the notes that say so (those of
+    # a JAX or StableHLO source are its XlaInput's).
+    notes: List[str] = field(default_factory=list)
+    partitioned_text: Optional[str] = None
+
+    def all_notes(self) -> List[str]:
+        return list(self.xla.notes) + self.notes if self.xla is not None else list(self.notes)
 
 
 def _jax_module():
@@ -663,8 +670,8 @@ def _result(outcome, inp: _Input, modules, *, keep_input: bool = False) -> Resul
         folded_text=folded.decode("ascii") if folded.isascii() else _decode(folded),
         counts=outcome.counts(), exit_status=outcome.exit_status,
         modules=[m["name"] for m in modules], file=inp.path,
-        notes=list(inp.xla.notes) if inp.xla is not None else (),
-        hlo_text=inp.xla.hlo_text if inp.xla is not None else None,
+        notes=inp.all_notes(),
+        hlo_text=inp.xla.hlo_text if inp.xla is not None else inp.partitioned_text,
         xla_input=inp.xla, front=front, summary=summary)
 
 
@@ -738,6 +745,7 @@ def check(source: Any, *args: Any, platform: Optional[str] = None, lints: bool =
         platform = "cuda"
     inp = _resolve(source, args, kwargs, platform=platform, filename=filename,
                    split_input_file=split_input_file)
+    written = inp
     inp = _partitioned(inp)
     run_args = _run_args(inp, lints=lints, pinned_host_budget=pinned_host_budget,
                          split_input_file=split_input_file, xla_flags=xla_flags,
@@ -755,36 +763,63 @@ def check(source: Any, *args: Any, platform: Optional[str] = None, lints: bool =
         outcome.release()
         raise
     if backend is not None:
-        result._attach_xla(xla_verdict(inp, backend, xla_topology))
+        # XLA compiles the module as written: it partitions it itself.
+        result._attach_xla(xla_verdict(written, backend, xla_topology))
     return result
 
 
 def _partitioned(inp: _Input) -> _Input:
-    """For a JAX or StableHLO source with several partitions, the module as XLA's SPMD
-    partitioner gives it (hlo_offload._partition; docs/SHARDED.md), with a note saying
-    so; where the partitioner cannot run, the module as written with a note saying what
-    that leaves out. Other inputs are returned as they are."""
+    """For a module of several partitions that XLA has not partitioned yet (a JAX or
+    StableHLO source, HLO text, an HLO file such as XLA's `before_optimizations` dump), the
+    module as XLA's SPMD partitioner gives it (hlo_offload._partition; docs/SHARDED.md),
+    with a note saying so; where the partitioner cannot run, the module as written with a
+    note saying why and what that leaves out. Other inputs are returned as they are."""
     xi = inp.xla
-    if xi is None or not isinstance(inp.text, str) or xi.cpu_lowering:
+    if xi is not None and (not isinstance(inp.text, str) or xi.cpu_lowering):
         return inp
     from . import _partition
-    n = _partition.num_partitions(inp.text)
-    if n <= 1:
+    text = inp.text
+    if text is None:
+        assert inp.file is not None  # an input without text is a file
+        try:
+            if os.path.getsize(inp.file) > _core.MAX_INPUT_BYTES:
+                return inp  # the core says why it is not read
+            with open(inp.file, "rb") as fh:
+                text = fh.read()
+        except OSError:
+            return inp  # the core says why it cannot be read
+    state = _partition.needs_partitioning(text)
+    if state is None:
         return inp
-    done = _partition.partition(inp.text, _module_name(inp.text) or "module")
+    n, sharded = state
+    if not isinstance(text, str):
+        text = bytes(text).decode("utf-8", "replace")
+    done = _partition.partition(text, _module_name(text) or "module")
+    notes = xi.notes if xi is not None else list(inp.notes)
+    notes.extend(done.notes)
     if done.text is None:
-        xi.notes.append(
-            f"the module has {n} partitions and XLA's SPMD partitioner could not run "
-            f"({done.error}): it was checked as written, as one partition; the "
-            f"partitioner's per-device shapes and the collectives it inserts on host "
+        notes.append(
+            f"the module has {n} partitions and XLA's SPMD partitioner could not partition "
+            f"it ({done.error}): it was checked as written, as one partition (HO3017); "
+            f"the partitioner's per-device shapes and the collectives it inserts on host "
             f"paths are not seen")
-        return inp
-    xi.notes.append(
-        f"the module has {n} partitions: checked as XLA's SPMD partitioner gives it "
-        f"(jaxlib's CPU compiler ran the partitioner): shapes and bytes are per device, "
-        f"and instruction names are the partitioned module's")
-    xi.hlo_text = done.text  # `result.hlo_text` is the module checked
-    return _Input(text=done.text, file=None, path=inp.path, xla=xi)
+        if xi is not None:
+            return inp
+        return _Input(text=inp.text, file=inp.file, path=inp.path, notes=notes)
+    partitioner = "Shardy and XLA's SPMD partitioner" if done.shardy else \
+        "XLA's SPMD partitioner (GSPMD)"
+    where = "" if xi is not None else \
+        "; line numbers are the partitioned module's (Result.hlo_text)"
+    notes.append(
+        f"the module has {n} partitions (\"{sharded}\" is sharded): checked as "
+        f"{partitioner} gives it (jaxlib's CPU compiler ran the partitioner, "
+        f"{done.seconds:.1f} s): shapes and bytes are per device, and instruction names are "
+        f"the partitioned module's{where}")
+    if xi is not None:
+        xi.hlo_text = done.text  # `result.hlo_text` is the module checked
+        return _Input(text=done.text, file=None, path=inp.path, xla=xi)
+    return _Input(text=done.text, file=None, path=inp.path, notes=notes,
+                  partitioned_text=done.text)
 
 
 def _xla_backend(xla, topology, split_input_file=False) -> Optional[str]:
@@ -996,7 +1031,7 @@ def report(source: Any, *args: Any, platform: Optional[str] = None,
     def render(fmt: str) -> str:
         return _decode(_core.render_reports([outcome], fmt))
 
-    notes = list(inp.xla.notes) if inp.xla is not None else []
+    notes = inp.all_notes()
     notes += [f"{d.code}: {d.message}" for d in front_end_diagnostics(inp.xla, inp.path)]
     if global_note:
         notes.append(global_note)

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
-from typing import Optional
+from dataclasses import dataclass, field
+from typing import List, Optional, Tuple
 
 _CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_spmd_partition.py")
 
@@ -33,21 +32,47 @@ class Partitioned:
     num_partitions: the module's partition count.
     error: why there is no text ("" when there is).
     seconds: the child's time, start-up included.
+    shardy: whether Shardy partitioned it (the module was lowered with Shardy), else GSPMD.
+    notes: what the partitioning did differently from XLA's (custom_partitioning calls
+        partitioned as replicated).
     """
 
     text: Optional[str]
     num_partitions: int
     error: str = ""
     seconds: float = 0.0
+    shardy: bool = False
+    notes: List[str] = field(default_factory=list)
 
 
 def num_partitions(hlo_text) -> int:
-    """`num_partitions=N` of the HloModule line (1 when absent)."""
-    head = hlo_text[:4096]
-    if isinstance(head, (bytes, bytearray, memoryview)):
-        head = bytes(head).decode("utf-8", "replace")
-    m = re.search(r"\bnum_partitions=(\d+)", head.split("\n", 1)[0])
-    return int(m.group(1)) if m else 1
+    """`num_partitions=N` of the HloModule line (1 when absent or when the text does not
+    parse)."""
+    state = partitioning(hlo_text)
+    return state[0] if state is not None else 1
+
+
+def partitioning(hlo_text) -> Optional[Tuple[int, str]]:
+    """(num_partitions, the name of the first instruction that says the module is not
+    SPMD-partitioned yet, "" when none: a sharded entry parameter or root, a sharding
+    custom-call) of the module, by the core's parser; None when the text does not parse
+    (the check then reports why)."""
+    from . import _core
+    if isinstance(hlo_text, str):
+        data = hlo_text.encode("utf-8", "surrogatepass")
+    else:
+        data = bytes(hlo_text)
+    return _core.partitioning(data)
+
+
+def needs_partitioning(hlo_text) -> Optional[Tuple[int, str]]:
+    """(num_partitions, the sharded instruction's name) for a module of several
+    partitions that XLA has not partitioned yet; None otherwise, a module already
+    partitioned (XLA's dump after spmd-partitioning) included."""
+    state = partitioning(hlo_text)
+    if state is None or state[0] <= 1 or not state[1]:
+        return None
+    return state
 
 
 def partition(hlo_text: str, module_name: str = "module", timeout: float = 600) -> Partitioned:
@@ -91,12 +116,34 @@ def partition(hlo_text: str, module_name: str = "module", timeout: float = 600) 
         except subprocess.TimeoutExpired:
             return Partitioned(None, n, f"XLA's partitioner did not finish in {timeout:g} s")
         if not os.path.exists(res_file):
-            tail = (proc.stderr or "").strip().splitlines()[-1:] or ["no output"]
             return Partitioned(None, n, f"XLA's partitioner ended with status "
-                                        f"{proc.returncode}: {tail[0]}")
+                                        f"{proc.returncode}: {crash_reason(proc.stderr)}")
         with open(res_file) as fh:
             res = json.load(fh)
+    notes = list(res.get("notes") or ())
     if not res.get("ok"):
-        return Partitioned(None, n, res.get("error") or "XLA's partitioner failed",
-                           res.get("seconds", 0.0))
-    return Partitioned(res["module"], n, "", res.get("seconds", 0.0))
+        return Partitioned(None, n, first_line(res.get("error") or "XLA's partitioner failed"),
+                           res.get("seconds", 0.0), bool(res.get("shardy")), notes)
+    return Partitioned(res["module"], n, "", res.get("seconds", 0.0),
+                       bool(res.get("shardy")), notes)
+
+
+def first_line(error: str) -> str:
+    """XLA's error without its source-location trace and stack (its first line, which
+    names the instruction where XLA does)."""
+    lines = [ln.strip() for ln in error.strip().splitlines() if ln.strip()]
+    return lines[0] if lines else error
+
+
+def crash_reason(stderr: Optional[str]) -> str:
+    """Why the child died, from its standard error: XLA's CHECK failure line
+    (`F... file.cc:N] Check failed: ...`) or the last line of an exception, else the
+    last line."""
+    lines = [ln.strip() for ln in (stderr or "").splitlines() if ln.strip()]
+    for ln in lines:
+        if ln.startswith("F") and "] " in ln and ("Check failed" in ln or "CHECK" in ln):
+            return ln.split("] ", 1)[1]
+    for ln in reversed(lines):
+        if not ln.startswith("@") and not ln.startswith("***"):
+            return ln
+    return "no output"

@@ -325,9 +325,10 @@ class Result:
     line, `summary`: "hlo-offload: 1 file checked: no errors, no warnings" for a clean
     program), `to_json()` the `--format=json` object (a dict, one entry per diagnostic,
     with `group` / `group_size` where they fold).
-    modules: the names of the modules checked. hlo_text: for a JAX source, the HLO module
-    that was checked (None for text and files). notes: what the JAX front end wants the
-    caller to know (e.g. a CPU lowering, which drops offload annotations).
+    modules: the names of the modules checked. hlo_text: for a JAX source and for a module
+    that XLA's SPMD partitioner partitioned first, the HLO module that was checked (None
+    for other text and files). notes: what the front end wants the caller to know (e.g. a
+    CPU lowering, which drops offload annotations; that the module was partitioned).
 
     With `check(..., xla="tpu")`: `xla` is XLA's own verdict (an XlaVerdict: its error
     text and code, the instructions it converts into host compute, the time it took),

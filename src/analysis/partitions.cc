@@ -22,4 +22,24 @@ int64_t NumPartitions(const Module& module) {
   return 1;
 }
 
+const Instruction* FirstUnpartitionedSharding(const Module& module) {
+  if (const Computation* entry = module.entry(); entry != nullptr) {
+    for (const Instruction* param : entry->parameters()) {
+      if (param->sharding().has_value()) return param;
+    }
+    if (entry->root() != nullptr && entry->root()->sharding().has_value()) {
+      return entry->root();
+    }
+  }
+  for (const auto& computation : module.computations()) {
+    for (const Instruction* instr : computation->key_instructions()) {
+      if (!instr->IsDead() && instr->opcode() == HloOpcode::kCustomCall &&
+          IsRemovedShardingTarget(instr->custom_call_target())) {
+        return instr;
+      }
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace hloff

@@ -22,6 +22,15 @@ bool IsRemovedShardingTarget(absl::string_view target);
 // The module header's num_partitions (1 when absent or unreadable).
 int64_t NumPartitions(const Module& module);
 
+// What says that the module is from before SPMD partitioning: an entry
+// parameter or the entry root with a `sharding` attribute (JAX's in_shardings
+// and out_shardings), else the first custom-call, in computation and
+// instruction order, whose target IsRemovedShardingTarget (XLA's partitioner
+// and Shardy's import consume each of them; the partitioned module has
+// neither). nullptr when there is none (a module already partitioned, or one
+// without shardings).
+const Instruction* FirstUnpartitionedSharding(const Module& module);
+
 }  // namespace hloff
 
 #endif  // HLO_OFFLOAD_ANALYSIS_PARTITIONS_H_

@@ -1,7 +1,9 @@
 // HO3004 HostMemoryRequestNotHonored (docs/errors/HO3004.md).
 #include <algorithm>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "analysis/partitions.h"
 #include "lints/lint_util.h"
 
 namespace hloff {
@@ -19,6 +21,37 @@ const Instruction* SkipHopsDown(const Instruction* instr) {
     instr = user;
   }
   return instr;
+}
+
+// Whether `instr` (an annotation in the entry) is only returned: each user,
+// through reshapes, bitcasts, copies and sharding custom-calls, is the entry
+// root, or unused (JAX's lowering leaves dead reshapes beside such outputs). JAX wraps every output of a jit whose out_shardings name memory kinds
+// in an annotate_device_placement of its kind, "device" included
+// (jax/_src/interpreters/mlir.py, lower_jaxpr_to_fun, wrap_with_memory_kind),
+// so an entry parameter returned unchanged (MaxText's RNG state) is annotated
+// "device" right at entry without any request for host memory.
+bool OnlyReturned(const Instruction* instr) {
+  std::vector<const Instruction*> stack = {instr};
+  int visited = 0;
+  while (!stack.empty()) {
+    const Instruction* value = stack.back();
+    stack.pop_back();
+    if (value->IsRoot() || (value != instr && value->user_count() == 0)) continue;
+    if (value->user_count() == 0 || ++visited > 64) return false;
+    for (const Instruction* user : value->users()) {
+      HloOpcode op = user->opcode();
+      bool passes = op == HloOpcode::kReshape || op == HloOpcode::kBitcast ||
+                    op == HloOpcode::kCopy ||
+                    (op == HloOpcode::kCustomCall &&
+                     IsRemovedShardingTarget(user->custom_call_target()));
+      if (passes) {
+        stack.push_back(user);
+      } else if (!(op == HloOpcode::kTuple && user->IsRoot())) {
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 // Detects a request for host memory that has no effect or no longer matches
@@ -193,10 +226,14 @@ class HostMemoryRequestNotHonored : public LintChecker {
   }
 
   // A move to device of an entry parameter whose layout is device memory
-  // (neither pinned nor unpinned host memory).
+  // (neither pinned nor unpinned host memory), unless the parameter is only
+  // returned (JAX's annotation of an output's memory kind: OnlyReturned).
   static void ToDevice(const Instruction* instr, LintContext& context) {
     const Instruction* operand = instr->operand(0);
-    if (operand->opcode() != HloOpcode::kParameter || !context.in_entry()) return;
+    if (operand->opcode() != HloOpcode::kParameter || !context.in_entry() ||
+        OnlyReturned(instr)) {
+      return;
+    }
     const Shape& param = context.layout().parameters[operand->parameter_number()];
     if (HasHostLeaf(param) ||
         shape_util::AnyArrayLeafInMemorySpace(param, kUnpinnedHostMemorySpace)) {
