@@ -587,6 +587,12 @@ NB_MODULE(_core, m) {
       .def_rw("notes", &FrontEndInput::notes,
               "Written before the file's diagnostics as `hlo-offload: note: "
               "FILE: NOTE`.")
+      .def_rw("partitioned", &FrontEndInput::partitioned,
+              "The text is the HLO file's module as XLA's SPMD partitioner "
+              "gives it (not a StableHLO conversion).")
+      .def_rw("locate_in_source", &FrontEndInput::locate_in_source,
+              "Diagnostics are located in the user's program first (False: "
+              "the text is the file's own).")
       .def_prop_rw(
           "backend",
           [](const FrontEndInput& input) -> std::optional<std::string> {

@@ -9,7 +9,11 @@ front end (`hlo_offload._jax`, needs jax): each becomes the HLO module XLA would
 from it, with JAX's pytree path of every entry output and parameter, so that every flag
 works as for HLO files, `check --format=json` gives `output_path` and `input_path`, and the
 text names the output by its path. `--platform` says what the `.mlir` files were lowered
-for; `--xla` and `install-xla` are this package's own (`_xla_cli`).
+for; `--xla` and `install-xla` are this package's own (`_xla_cli`). Where jax is installed,
+check and report run in this process too, and an HLO file of several partitions that XLA
+has not partitioned yet (a `before_optimizations` dump of a sharded program, alone or in a
+folder) is checked as XLA's SPMD partitioner gives it (docs/SHARDED.md), with a note
+saying so.
 """
 
 from __future__ import annotations
@@ -25,6 +29,15 @@ if TYPE_CHECKING:
 USAGE_EXIT = 2
 _STABLEHLO_COMMANDS = ("check", "opt", "fix", "fmt", "report")
 _STABLEHLO_SUFFIX = ".mlir"
+# The commands that check a module of several partitions as XLA's SPMD partitioner gives
+# it (docs/SHARDED.md); opt, fix and fmt work on the module as written.
+_PARTITIONING_COMMANDS = ("check", "report")
+
+
+def _can_partition() -> bool:
+    """Whether XLA's SPMD partitioner can run here (jax is installed)."""
+    from importlib.util import find_spec
+    return find_spec("jax") is not None
 
 
 def _executable() -> str:
@@ -79,6 +92,9 @@ def main(argv: Optional[Sequence[str]] = None, *, replace_process: bool = True) 
         from ._xla_cli import run_with_xla
         return run_with_xla(command, argv, *xla)
     if command in _STABLEHLO_COMMANDS and _stablehlo_inputs(argv, index):
+        return _run_with_front_end(command, argv)
+    if command in _PARTITIONING_COMMANDS and _can_partition():
+        # HLO files of several partitions are checked as XLA's SPMD partitioner gives them.
         return _run_with_front_end(command, argv)
     exe = _executable()
     if replace_process:
@@ -291,9 +307,49 @@ def _convert(file: str, split_input: bool, platform: Optional[str],
     return converted
 
 
+def _unpartitioned(file: str) -> bool:
+    """Whether `file` is an HLO module of several partitions that XLA has not partitioned
+    yet (hlo_offload._partition.needs_partitioning); False for what cannot be read, which
+    the command line reports."""
+    from . import _core, _partition
+    if file == "-":
+        return False
+    try:
+        if os.path.getsize(file) > _core.MAX_INPUT_BYTES:
+            return False
+        with open(file, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return False
+    return _partition.needs_partitioning(data) is not None
+
+
+def _partitioned_file(file: str) -> "_core.FrontEndInput":
+    """An HLO file of several partitions for the command line: the module as XLA's SPMD
+    partitioner gives it, with a note saying so; the module as written with a note saying
+    why where the partitioner cannot run."""
+    from . import _api, _core
+    converted = _core.FrontEndInput()
+    try:
+        with open(file, "rb") as fh:
+            data = fh.read()
+    except OSError as e:
+        converted.error = f"{file}: {e.strerror or e}"
+        return converted
+    inp = _api._partitioned(_api._Input(text=data, file=None, path=file))
+    text = inp.text
+    converted.text = text if isinstance(text, str) else bytes(text).decode("utf-8", "replace")
+    converted.notes = [n.replace("; line numbers are the partitioned module's "
+                                 "(Result.hlo_text)", "") for n in inp.notes]
+    converted.partitioned = inp.partitioned_text is not None
+    converted.locate_in_source = converted.partitioned
+    return converted
+
+
 def _run_with_front_end(command: str, argv: List[str]) -> int:
     """The C++ command line on `argv` in this process, with the `.mlir` files converted by
-    the JAX front end (see the module's doc)."""
+    the JAX front end and, for check and report, the HLO files of several partitions
+    partitioned by XLA's SPMD partitioner (see the module's doc)."""
     try:
         platform, rest = _platform_option(argv)
     except _Usage as e:
@@ -303,10 +359,24 @@ def _run_with_front_end(command: str, argv: List[str]) -> int:
     from . import _core
     sys.stdout.flush()
     sys.stderr.flush()
-    return _core.run_command_line(
-        ["hlo-offload", *rest], lambda file: file.endswith(_STABLEHLO_SUFFIX),
-        lambda file, split_input: _convert(file, split_input, platform,
-                                           partition=command in ("check", "report")))
+    partition = command in _PARTITIONING_COMMANDS and _can_partition()
+    # A file of several modules is partitioned module by module only from the API.
+    split = any(a == "--split-input-file" for a in rest)
+    # Whether the front end reads each file: asked once per file (and about -o).
+    claimed: dict = {}
+
+    def reads(file: str) -> bool:
+        if file not in claimed:
+            claimed[file] = file.endswith(_STABLEHLO_SUFFIX) or (
+                partition and not split and _unpartitioned(file))
+        return claimed[file]
+
+    def convert(file: str, split_input: bool) -> "_core.FrontEndInput":
+        if file.endswith(_STABLEHLO_SUFFIX):
+            return _convert(file, split_input, platform, partition=partition)
+        return _partitioned_file(file)
+
+    return _core.run_command_line(["hlo-offload", *rest], reads, convert)
 
 
 def console_main() -> None:

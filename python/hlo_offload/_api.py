@@ -806,15 +806,14 @@ def _partitioned(inp: _Input) -> _Input:
         if xi is not None:
             return inp
         return _Input(text=inp.text, file=inp.file, path=inp.path, notes=notes)
-    partitioner = "Shardy and XLA's SPMD partitioner" if done.shardy else \
-        "XLA's SPMD partitioner (GSPMD)"
+    propagation = "Shardy's" if done.shardy else "GSPMD's"
     where = "" if xi is not None else \
         "; line numbers are the partitioned module's (Result.hlo_text)"
     notes.append(
-        f"the module has {n} partitions (\"{sharded}\" is sharded): checked as "
-        f"{partitioner} gives it (jaxlib's CPU compiler ran the partitioner, "
-        f"{done.seconds:.1f} s): shapes and bytes are per device, and instruction names are "
-        f"the partitioned module's{where}")
+        f"the module has {n} partitions: checked as XLA's SPMD partitioner gives it "
+        f"({propagation} sharding propagation; \"{sharded}\" is sharded; jaxlib's CPU "
+        f"compiler ran the partitioner in {done.seconds:.1f} s): shapes and bytes are per "
+        f"device, and instruction names are the partitioned module's{where}")
     if xi is not None:
         xi.hlo_text = done.text  # `result.hlo_text` is the module checked
         return _Input(text=done.text, file=None, path=inp.path, xla=xi)

@@ -116,8 +116,9 @@ def partition(hlo_text: str, module_name: str = "module", timeout: float = 600) 
         except subprocess.TimeoutExpired:
             return Partitioned(None, n, f"XLA's partitioner did not finish in {timeout:g} s")
         if not os.path.exists(res_file):
+            reason = crash_reason(proc.stderr)
             return Partitioned(None, n, f"XLA's partitioner ended with status "
-                                        f"{proc.returncode}: {crash_reason(proc.stderr)}")
+                                        f"{proc.returncode}: {reason}{_hint(reason)}")
         with open(res_file) as fh:
             res = json.load(fh)
     notes = list(res.get("notes") or ())
@@ -126,6 +127,21 @@ def partition(hlo_text: str, module_name: str = "module", timeout: float = 600) 
                            res.get("seconds", 0.0), bool(res.get("shardy")), notes)
     return Partitioned(res["module"], n, "", res.get("seconds", 0.0),
                        bool(res.get("shardy")), notes)
+
+
+def _hint(reason: str) -> str:
+    """What to do about a known partitioner failure ("" when none is known)."""
+    if "UseNamedShardingLeaf" in reason:
+        from importlib import metadata
+        try:
+            jaxlib = metadata.version("jaxlib")
+        except metadata.PackageNotFoundError:  # pragma: no cover - the child ran jax
+            jaxlib = "?"
+        return (f"; the module has named shardings (`sharding={{mesh[...], ...}}`, "
+                f"HloShardingV3, as JAX 0.12.1 prints them), which the GSPMD partitioner "
+                f"of this jaxlib ({jaxlib}) does not take: partition it with jax 0.12 or "
+                f"later installed (pip install 'jax>=0.12')")
+    return ""
 
 
 def first_line(error: str) -> str:

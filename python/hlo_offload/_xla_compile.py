@@ -129,7 +129,156 @@ def hlo_text_to_module(hlo_text, module_name):
             r_spaces = None
         _set_memory_kinds(main, "arg_attrs", p_spaces, len(ftype.inputs), ir, notes)
         _set_memory_kinds(main, "res_attrs", r_spaces, len(ftype.results), ir, notes)
+        _drop_empty_tilings(module.operation, ir)
     return module, ctx, notes
+
+
+# The custom_call attributes that jaxlib 0.12's HLO-to-StableHLO conversion writes, empty,
+# on every custom-call with layouts (a Pallas kernel's tpu_custom_call): an op with them is
+# a `custom_call_v2`, which the StableHLO version of an older plugin (libtpu 0.0.52: 1.16.3)
+# cannot express, so that the compile fails while serializing ("Failed to serialize StableHLO
+# to plugin version"). Empty, they say nothing; JAX's own lowering does not write them.
+_TILING_ATTRS = ("operand_tilings", "result_tilings")
+
+
+def _drop_empty_tilings(op, ir):
+    """Removes the custom-calls' empty tiling attributes (_TILING_ATTRS), recursively."""
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                child = child.operation
+                if child.name == "stablehlo.custom_call":
+                    for name in _TILING_ATTRS:
+                        if name in child.attributes and all(
+                                len(ir.ArrayAttr(t)) == 0
+                                for t in ir.ArrayAttr(child.attributes[name])):
+                            del child.attributes[name]
+                _drop_empty_tilings(child, ir)
+
+
+# JAX's custom_partitioning custom-call and what it becomes here (_spmd_partition's doc).
+CUSTOM_PARTITIONING = "CustomSPMDPartitioning"
+OPAQUE_CUSTOM_PARTITIONING = "hlo_offload.custom_partitioning"
+
+
+def prepare_sharding(module):
+    """Undoes what the HLO-to-StableHLO conversion adds that XLA's partitioning of the
+    original module would not see (_spmd_partition's doc: Shardy round-trip modules lose
+    their GSPMD `mhlo.sharding` twins, a `{replicated}` beside named shardings gets their
+    mesh, custom_partitioning calls become opaque); inside the module's context. Returns
+    (whether Shardy partitions the module, notes for the user)."""
+    from jax._src.lib.mlir import ir
+    top = module.operation
+    front = top.attributes["mhlo.frontend_attributes"] \
+        if "mhlo.frontend_attributes" in top.attributes else None
+    round_trip = front is not None and "xla.sdy.meshes" in ir.DictAttr(front)
+    funcs, ops = [], []  # every func.func; every other op with an mhlo.sharding
+    opaque = []
+
+    def visit(op):
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    child = child.operation
+                    if child.name == "func.func":
+                        funcs.append(child)
+                    elif "mhlo.sharding" in child.attributes:
+                        ops.append(child)
+                    if child.name == "stablehlo.custom_call" and ir.StringAttr(
+                            child.attributes["call_target_name"]).value == CUSTOM_PARTITIONING:
+                        child.attributes["call_target_name"] = ir.StringAttr.get(
+                            OPAQUE_CUSTOM_PARTITIONING)
+                        opaque.append(_location_name(child.location))
+                    visit(child)
+
+    visit(top)
+    mesh = None if round_trip else _first_named_mesh(funcs, ops, ir)
+    if round_trip:
+        for func in funcs:
+            _edit_shardings(func, ir, lambda value: None)
+        for op in ops:
+            fa = op.attributes["mhlo.frontend_attributes"] \
+                if "mhlo.frontend_attributes" in op.attributes else None
+            if fa is None or "xla.sdy.sharding" not in ir.DictAttr(fa):
+                del op.attributes["mhlo.sharding"]
+    elif mesh is not None:
+        # Named shardings (HloShardingV3): a `{replicated}` beside them is the same
+        # sharding on their mesh.
+        replicated = "{%s, replicated}" % mesh
+        for func in funcs:
+            _edit_shardings(func, ir, lambda value: replicated
+                            if value == "{replicated}" else value)
+        for op in ops:
+            if ir.StringAttr(op.attributes["mhlo.sharding"]).value == "{replicated}":
+                op.attributes["mhlo.sharding"] = ir.StringAttr.get(replicated)
+    notes = []
+    if opaque:
+        shown = ", ".join('"%s"' % o for o in opaque[:3]) + (", ..." if len(opaque) > 3 else "")
+        notes.append(
+            "%d %s custom-call%s of jax.experimental.custom_partitioning (%s) %s partitioned "
+            "as replicated: their own partitioning is a Python callback of the process that "
+            "lowered the module" % (len(opaque), CUSTOM_PARTITIONING,
+                                    "" if len(opaque) == 1 else "s", shown,
+                                    "is" if len(opaque) == 1 else "are"))
+    return round_trip or mesh is not None, notes
+
+
+def _first_named_mesh(funcs, ops, ir):
+    """The `mesh[...]` of the first named sharding (HloShardingV3, as JAX 0.12.1 prints
+    `sharding={mesh['data'=1,'fsdp'=8], [{'fsdp'}, {}]}`), or None when there is none."""
+    def mesh_of(value):
+        start = value.find("mesh[")
+        end = value.find("]", start)
+        return value[start:end + 1] if start >= 0 and end > start else None
+
+    for func in funcs:
+        for name in ("arg_attrs", "res_attrs"):
+            if name not in func.attributes:
+                continue
+            for d in ir.ArrayAttr(func.attributes[name]):
+                d = ir.DictAttr(d)
+                if "mhlo.sharding" in d:
+                    found = mesh_of(ir.StringAttr(d["mhlo.sharding"]).value)
+                    if found:
+                        return found
+    for op in ops:
+        found = mesh_of(ir.StringAttr(op.attributes["mhlo.sharding"]).value)
+        if found:
+            return found
+    return None
+
+
+def _edit_shardings(func, ir, edit):
+    """Replaces each `mhlo.sharding` of a function's arguments and results by
+    edit(value): a str, or None to remove it."""
+    for name in ("arg_attrs", "res_attrs"):
+        if name not in func.attributes:
+            continue
+        dicts = []
+        changed = False
+        for d in ir.ArrayAttr(func.attributes[name]):
+            d = ir.DictAttr(d)
+            entries = {d[j].name: d[j].attr for j in range(len(d))}
+            if "mhlo.sharding" in entries:
+                value = ir.StringAttr(entries["mhlo.sharding"]).value
+                new = edit(value)
+                if new != value:
+                    changed = True
+                    if new is None:
+                        del entries["mhlo.sharding"]
+                    else:
+                        entries["mhlo.sharding"] = ir.StringAttr.get(new)
+            dicts.append(ir.DictAttr.get(entries))
+        if changed:
+            func.attributes[name] = ir.ArrayAttr.get(dicts)
+
+
+def _location_name(location):
+    """The HLO instruction name an op's location carries (`loc("custom-call.5")`)."""
+    text = str(location)
+    start = text.find('"')
+    end = text.find('"', start + 1)
+    return text[start + 1:end] if 0 <= start < end else text
 
 
 def _main(module, ir):
@@ -198,6 +347,11 @@ def run(request, out):
     if request["module_format"] == "hlo":
         module, ctx, notes = hlo_text_to_module(data.decode("utf-8"), name)
         out["notes"] += notes
+        if int(request.get("num_partitions") or 1) > 1:
+            with ctx:
+                shardy, notes = prepare_sharding(module)
+            out["notes"] += notes
+            target.options.executable_build_options.use_shardy_partitioner = shardy
     else:
         ctx = mlir.make_ir_context()
         with ctx:

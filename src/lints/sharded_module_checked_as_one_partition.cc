@@ -13,8 +13,9 @@ namespace {
 // gives every value its per-device shape and may put collectives on host
 // paths, where the HostOffloader turns them into host compute. The command
 // line has no partitioner: it checks the module as written, as one
-// partition, and says so here (the Python front end runs XLA's own
-// partitioner for JAX and StableHLO sources, docs/SHARDED.md).
+// partition, and says so here (the Python package runs XLA's own
+// partitioner first for such HLO files and for JAX and StableHLO sources,
+// docs/SHARDED.md).
 class ShardedModuleCheckedAsOnePartition : public LintChecker {
  public:
   bool Visits(LintPhase phase, HloOpcode opcode) const override {
@@ -47,11 +48,12 @@ class ShardedModuleCheckedAsOnePartition : public LintChecker {
         sharding_);
     d.severity = Severity::kNote;
     d.notes.push_back(Note{
-        "check the JAX program (hlo_offload.check(jax.jit(f), *args)) or its "
-        "StableHLO (hlo-offload check step.mlir), which run XLA's own SPMD "
-        "partitioner (docs/SHARDED.md), or XLA's dump after "
-        "spmd-partitioning (--xla_dump_to with "
-        "--xla_dump_hlo_pass_re=spmd-partitioning)",
+        "for the partitioned check, run the Python package with jax installed "
+        "on this file (python -m hlo_offload check FILE, or "
+        "hlo_offload.check(pathlib.Path(FILE))), on the JAX program or on its "
+        "StableHLO: it runs XLA's own SPMD partitioner first "
+        "(docs/SHARDED.md); or check XLA's dump after spmd-partitioning "
+        "(--xla_dump_to with --xla_dump_hlo_pass_re=spmd-partitioning)",
         {}});
     context.out().push_back(std::move(d));
   }

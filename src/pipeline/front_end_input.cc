@@ -30,7 +30,7 @@ PipelineResult RunPipelineOnFrontEndInput(Command command,
   options.split_input = false;
   options.output_paths = input.output_paths;
   options.input_paths = input.input_paths;
-  options.locate_in_source = true;
+  options.locate_in_source = input.locate_in_source;
   if (!backend_given && input.backend.has_value()) {
     options.lint.backend = *input.backend;
   }

@@ -32,6 +32,13 @@ struct FrontEndInput {
   std::string parse_message;
   // The converted HLO module.
   std::string text;
+  // `text` is the input HLO module as XLA's SPMD partitioner gives it (the
+  // input is HLO text of several partitions), not a StableHLO conversion.
+  bool partitioned = false;
+  // Whether diagnostics are located in the user's program first
+  // (PipelineOptions::locate_in_source); false for HLO text that is the
+  // file's own (a module the partitioner could not partition).
+  bool locate_in_source = true;
   // PipelineOptions::output_paths / input_paths of the module.
   std::vector<std::string> output_paths;
   std::vector<std::string> input_paths;

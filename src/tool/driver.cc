@@ -314,12 +314,18 @@ std::string FrontEndText(Command command, DiagnosticFormat format, bool several,
   }
   bool text_or_xla =
       format == DiagnosticFormat::kText || format == DiagnosticFormat::kXla;
-  if (command == Command::kCheck && text_or_xla && reported) {
+  if (command == Command::kCheck && text_or_xla && reported &&
+      input.locate_in_source) {
     absl::StrAppend(
         &out, "hlo-offload: note: ", result.path,
-        " is StableHLO: a diagnostic is located at its line in your program (or "
-        "in the file), then at its line in the HLO module XLA compiles from it, "
-        "which lies past the file's own lines\n");
+        input.partitioned
+            ? " was partitioned: a diagnostic is located at its line in your "
+              "program where the module's metadata says it (else in the file), "
+              "then at its line in the partitioned module, which lies past the "
+              "file's own lines\n"
+            : " is StableHLO: a diagnostic is located at its line in your program "
+              "(or in the file), then at its line in the HLO module XLA compiles "
+              "from it, which lies past the file's own lines\n");
   }
   if (format == DiagnosticFormat::kText || command != Command::kCheck) {
     SourceText source{result.path, absl::string_view(), {}};

@@ -206,26 +206,11 @@ def _diff_marks(prog, mesh, backend):
 DIFF_CASES = [pytest.param(c, marks=_diff_marks(*c), id=case_id(c)) for c in CASES]
 
 
-def _jax_version():
-    from importlib import metadata
-    try:
-        return tuple(int(p) for p in metadata.version("jax").split(".")[:2])
-    except metadata.PackageNotFoundError:
-        return (0, 0)
-
-
-# JAX 0.12 lowers the scan's stacked host result with Shardy's round-trip custom call
-# (xla.sdy.FuncResultSharding) on the jit's result; the partition step's HLO -> StableHLO ->
-# CPU compile hands it to XLA's GSPMD partitioner, which refuses it ("RET_CHECK failure
-# (xla/service/spmd/spmd_partitioner.cc:7607) ... Unexpected custom call named 'xla.sdy.*'
-# in the XLA partitioner"), so the module is checked as written, as one partition, and says
-# so. Running Shardy's import on such modules is the partition step's work for Shardy
-# (xla.sdy.* custom calls) that sharded MaxText steps need as well.
-_SDY_ROUND_TRIP = ("JAX 0.12's xla.sdy.FuncResultSharding reaches XLA's GSPMD partitioner in "
-                   "the partition step (RET_CHECK spmd_partitioner.cc:7607, 'Unexpected "
-                   "custom call named xla.sdy.*'): checked as one partition, with a note")
-VERDICT_MARKS = {("scan_stack_host_output", m): _SDY_ROUND_TRIP
-                 for m in ("fsdp2", "fsdp8")} if _jax_version() >= (0, 12) else {}
+# Where the partition step and XLA part ways, by program and mesh: none. (JAX 0.12's
+# Shardy round-trip custom calls, xla.sdy.FuncResultSharding on the scan's stacked host
+# result, once reached GSPMD's partitioner, whose RET_CHECK refused them; the partition
+# step now keeps such modules on Shardy, hlo_offload/_spmd_partition.py, prepare.)
+VERDICT_MARKS: dict = {}
 
 
 def _verdict_cases():
