@@ -15,6 +15,7 @@
 // into its exceptions; bad arguments raise ValueError or TypeError.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/function.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -24,6 +25,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -860,6 +862,36 @@ NB_MODULE(_core, m) {
       "that says it is not SPMD-partitioned yet, \"\" when none: "
       "analysis/partitions.h FirstUnpartitionedSharding), or None when the text "
       "does not parse.");
+  m.def(
+      "shape_bytes_by_memory_space",
+      [](const std::string& text, bool tiles) {
+        absl::StatusOr<Shape> shape = ParseShape(text);
+        if (!shape.ok()) throw nb::value_error(std::string(shape.status().message()).c_str());
+        std::map<int64_t, int64_t> bytes;
+        ShapeIndex scratch;
+        shape_util::ForEachSubshape(
+            *shape,
+            [&](const Shape& leaf, const ShapeIndex&) {
+              if (!leaf.IsArray()) return;
+              if (tiles || leaf.layout.tiles.empty()) {
+                bytes[leaf.memory_space()] += shape_util::ByteSizeOf(leaf);
+                return;
+              }
+              Shape dense = leaf;
+              dense.layout.tiles.clear();
+              bytes[leaf.memory_space()] += shape_util::ByteSizeOf(dense);
+            },
+            scratch);
+        return bytes;
+      },
+      "shape"_a, "tiles"_a = true,
+      nb::sig("def shape_bytes_by_memory_space(shape: str, tiles: bool = True) -> dict[int, int]"),
+      "Bytes of the array leaves of `shape` (HLO shape text such as "
+      "`(f32[8,128]{1,0:T(8,128)S(5)}, bf16[4]{0})`, a tuple for the parameters of an "
+      "entry computation layout) per memory space (0 device, 5 host), with the "
+      "padding of the layout's tiles (shape_util::ByteSizeOf, as XLA's "
+      "ShapeUtil::ByteSizeOf with a TPU layout), or, with tiles=False, without it (the "
+      "dense size). ValueError when the text is not a shape.");
   m.def("version", [] { return std::string(ToolVersion()); });
   m.def(
       "known_xla_versions",

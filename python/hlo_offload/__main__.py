@@ -89,19 +89,36 @@ def main(argv: Optional[Sequence[str]] = None, *, replace_process: bool = True) 
                          f"Run 'hlo-offload {command or ''} --help' for usage.\n")
         return USAGE_EXIT
     if xla is not None:
+        # Its child runs this command line again, --no-partition included.
         from ._xla_cli import run_with_xla
         return run_with_xla(command, argv, *xla)
+    partition, argv = _partition_option(argv, command)
     if command in _STABLEHLO_COMMANDS and _stablehlo_inputs(argv, index):
-        return _run_with_front_end(command, argv)
-    if command in _PARTITIONING_COMMANDS and _can_partition():
+        return _run_with_front_end(command, argv, partition)
+    if command in _PARTITIONING_COMMANDS and partition and _can_partition():
         # HLO files of several partitions are checked as XLA's SPMD partitioner gives them.
-        return _run_with_front_end(command, argv)
+        return _run_with_front_end(command, argv, partition)
     exe = _executable()
     if replace_process:
         sys.stdout.flush()
         sys.stderr.flush()
         os.execv(exe, ["hlo-offload", *argv])
     return subprocess.call([exe, *argv])
+
+
+_NO_PARTITION = "--no-partition"
+
+
+def _partition_option(argv: List[str], command: Optional[str]) -> Tuple[bool, List[str]]:
+    """(whether HLO files of several partitions are partitioned first, argv without
+    `--no-partition`); the option is check's and report's."""
+    end = argv.index("--") if "--" in argv else len(argv)
+    if _NO_PARTITION not in argv[:end]:
+        return True, argv
+    if command not in _PARTITIONING_COMMANDS:
+        raise SystemExit(f"hlo-offload: error: {_NO_PARTITION} is an option of check and "
+                         f"report\nRun 'hlo-offload {command or ''} --help' for usage.")
+    return False, [a for i, a in enumerate(argv) if i >= end or a != _NO_PARTITION]
 
 
 def _default_xla_version() -> None:
@@ -133,6 +150,12 @@ _PYTHON_HELP = {
               "  --xla-version's default here: the installed libtpu and CUDA plugin "
               "(hlo_offload._xla.installed_xla_version)\n"),
 }
+_NO_PARTITION_HELP = ("  --no-partition              take an HLO FILE of several partitions as "
+                      "written, as one\n"
+                      "                              partition (by default XLA's SPMD "
+                      "partitioner runs first\n"
+                      "                              where jax is installed; "
+                      "docs/SHARDED.md)\n")
 _PYTHON_HELP["fix"] = _PYTHON_HELP["check"]
 for _c in ("opt", "fmt", "report"):
     _PYTHON_HELP[_c] = ("Options of this Python command line (beside the C++ one's):\n"
@@ -142,6 +165,8 @@ for _c in ("opt", "fmt", "report"):
                         "end\n" + ("" if _c == "fmt" else
                                     "  --xla-version's default here: the installed libtpu and "
                                     "CUDA plugin (hlo_offload._xla.installed_xla_version)\n"))
+for _c in _PARTITIONING_COMMANDS:
+    _PYTHON_HELP[_c] += _NO_PARTITION_HELP
 
 
 def _help(command: Optional[str], argv: List[str]) -> int:
@@ -346,10 +371,11 @@ def _partitioned_file(file: str) -> "_core.FrontEndInput":
     return converted
 
 
-def _run_with_front_end(command: str, argv: List[str]) -> int:
+def _run_with_front_end(command: str, argv: List[str], partition: bool = True) -> int:
     """The C++ command line on `argv` in this process, with the `.mlir` files converted by
-    the JAX front end and, for check and report, the HLO files of several partitions
-    partitioned by XLA's SPMD partitioner (see the module's doc)."""
+    the JAX front end and, for check and report unless not `partition`
+    (`--no-partition`), the modules of several partitions partitioned by XLA's SPMD
+    partitioner (see the module's doc)."""
     try:
         platform, rest = _platform_option(argv)
     except _Usage as e:
@@ -359,7 +385,7 @@ def _run_with_front_end(command: str, argv: List[str]) -> int:
     from . import _core
     sys.stdout.flush()
     sys.stderr.flush()
-    partition = command in _PARTITIONING_COMMANDS and _can_partition()
+    partition = partition and command in _PARTITIONING_COMMANDS and _can_partition()
     # A file of several modules is partitioned module by module only from the API.
     split = any(a == "--split-input-file" for a in rest)
     # Whether the front end reads each file: asked once per file (and about -o).

@@ -49,6 +49,8 @@ class _Input:
     # a JAX or StableHLO source are its XlaInput's).
     notes: List[str] = field(default_factory=list)
     partitioned_text: Optional[str] = None
+    # A module of several partitions checked as written (its byte figures are global).
+    global_shapes: bool = False
 
     def all_notes(self) -> List[str]:
         return list(self.xla.notes) + self.notes if self.xla is not None else list(self.notes)
@@ -699,7 +701,8 @@ def check(source: Any, *args: Any, platform: Optional[str] = None, lints: bool =
           split_input_file: bool = False, xla_flags: Optional[Mapping[str, bool]] = None,
           pipeline: str = "xla", ignore: Codes = None, select: Codes = None,
           xla: Optional[str] = None, xla_topology: Optional[str] = None,
-          xla_version: Optional[str] = None, **kwargs: Any) -> Result:
+          xla_version: Optional[str] = None, partition: bool = True,
+          **kwargs: Any) -> Result:
     """Runs XLA's host-offloading pipeline on `source` and reports what it finds
     (`hlo-offload check`).
 
@@ -736,6 +739,11 @@ def check(source: Any, *args: Any, platform: Optional[str] = None, lints: bool =
         separated; "newest"); by default the installed libtpu and CUDA plugin
         (`hlo_offload._xla.installed_xla_version()`). A version not measured gets the
         newest known semantics and a warning; `result.to_json()["xla_semantics"]` says which were used.
+    partition: a module of several partitions that XLA has not partitioned yet (HLO
+        text or file with `num_partitions` > 1, a sharded JAX program) is checked as XLA's
+        SPMD partitioner gives it, per device, when jax is installed (docs/SHARDED.md);
+        False checks it as written, as one partition, as the C++ command line does
+        (HO3017 says so).
     Returns a Result. Raises ParseError (a ValueError) for text that does not parse,
     TypeError/ValueError for bad arguments, OSError for a file that cannot be read,
     ImportError for a JAX source without jax.
@@ -746,7 +754,8 @@ def check(source: Any, *args: Any, platform: Optional[str] = None, lints: bool =
     inp = _resolve(source, args, kwargs, platform=platform, filename=filename,
                    split_input_file=split_input_file)
     written = inp
-    inp = _partitioned(inp)
+    if partition:
+        inp = _partitioned(inp)
     run_args = _run_args(inp, lints=lints, pinned_host_budget=pinned_host_budget,
                          split_input_file=split_input_file, xla_flags=xla_flags,
                          pipeline=pipeline, ignore=ignore, select=select,
@@ -764,8 +773,36 @@ def check(source: Any, *args: Any, platform: Optional[str] = None, lints: bool =
         raise
     if backend is not None:
         # XLA compiles the module as written: it partitions it itself.
-        result._attach_xla(xla_verdict(written, backend, xla_topology))
+        verdict = xla_verdict(written, backend, xla_topology)
+        ours = None
+        if verdict.memory and partition and not inp.global_shapes:
+            ours = _memory_of(inp, _run_args(inp, xla_flags=xla_flags, pipeline=pipeline,
+                                             xla_version=xla_version))
+        result._attach_xla(verdict, ours)
     return result
+
+
+# The report's per-device byte figures that XLA's memory analysis is compared with.
+_MEMORY_KEYS = ("host_bytes_in", "host_bytes_out", "host_intermediate_bytes",
+                "device_bytes_in", "device_bytes_out")
+
+
+def _memory_of(inp: _Input, run_args) -> Optional[Dict[str, int]]:
+    """The report's byte figures of `inp` (_MEMORY_KEYS), None when the report fails;
+    per device for a partitioned module."""
+    outcome = _run("report", inp, run_args)
+    try:
+        if outcome.exit_status != 0:
+            return None
+        import json
+        data = json.loads(_decode(_core.render_reports([outcome], "json")))
+    finally:
+        outcome.release()
+    if isinstance(data, list):
+        if len(data) != 1:
+            return None
+        data = data[0]
+    return {k: int(data.get(k, 0)) for k in _MEMORY_KEYS}
 
 
 def _partitioned(inp: _Input) -> _Input:
@@ -804,8 +841,10 @@ def _partitioned(inp: _Input) -> _Input:
             f"the partitioner's per-device shapes and the collectives it inserts on host "
             f"paths are not seen")
         if xi is not None:
+            inp.global_shapes = True
             return inp
-        return _Input(text=inp.text, file=inp.file, path=inp.path, notes=notes)
+        return _Input(text=inp.text, file=inp.file, path=inp.path, notes=notes,
+                      global_shapes=True)
     propagation = "Shardy's" if done.shardy else "GSPMD's"
     where = "" if xi is not None else \
         "; line numbers are the partitioned module's (Result.hlo_text)"
@@ -989,7 +1028,9 @@ def report(source: Any, *args: Any, platform: Optional[str] = None,
            filename: Optional[str] = None, max_nodes: int = 400,
            split_input_file: bool = False, xla_flags: Optional[Mapping[str, bool]] = None,
            pipeline: str = "xla", ignore: Codes = None, select: Codes = None,
-           xla_version: Optional[str] = None, **kwargs: Any) -> Report:
+           xla_version: Optional[str] = None, partition: bool = True,
+           xla: Optional[str] = None, xla_topology: Optional[str] = None,
+           **kwargs: Any) -> Report:
     """The offload report (`hlo-offload report`): what is offloaded, its bytes, where each
     path ends, host memory, transfers, and the picture.
 
@@ -997,14 +1038,22 @@ def report(source: Any, *args: Any, platform: Optional[str] = None,
     `_repr_html_` for notebooks. max_nodes: the most path instructions drawn, 1 to 2^30
     as `--max-nodes` (ValueError otherwise). pipeline, ignore, select: as for check()
     (the report shows only the errors that stop the pipeline, which are always
-    reported; the codes are checked all the same). For a jitted function or Traced, the
+    reported; the codes are checked all the same). partition: as for check(); the
+    report of a partitioned module gives per-device bytes, and a note the global ones.
+    xla, xla_topology: as for check(): XLA compiles the module too, and the report shows
+    its verdict and its memory analysis beside the report's per-device bytes, each
+    difference explained (`report.xla`, `report.xla_memory`, the JSON's `xla` object). For a jitted function or Traced, the
     offloaded activations are named by their `checkpoint_name` (read from the jaxpr;
     docs/REPORT.md). Raises as check().
     """
+    backend = _xla_backend(xla, xla_topology, split_input_file)
+    if backend is not None and platform is None and backend == "cuda":
+        platform = "cuda"
     inp = _resolve(source, args, kwargs, platform=platform, filename=filename,
                    split_input_file=split_input_file, api="report")
     written = inp
-    inp = _partitioned(inp)
+    if partition:
+        inp = _partitioned(inp)
     run_args = _run_args(inp, max_nodes=max_nodes, split_input_file=split_input_file,
                          xla_flags=xla_flags, pipeline=pipeline, ignore=ignore,
                          select=select, xla_version=xla_version)
@@ -1034,8 +1083,16 @@ def report(source: Any, *args: Any, platform: Optional[str] = None,
     notes += [f"{d.code}: {d.message}" for d in front_end_diagnostics(inp.xla, inp.path)]
     if global_note:
         notes.append(global_note)
-    return Report(render=render, file=inp.path, modules=[m["name"] for m in modules],
-                  notes=notes)
+    report_ = Report(render=render, file=inp.path, modules=[m["name"] for m in modules],
+                     notes=notes)
+    if backend is not None:
+        from ._xla import memory_figures
+        report_.xla = xla_verdict(written, backend, xla_topology)
+        data = report_.to_json()
+        ours = {k: int(data.get(k, 0)) for k in _MEMORY_KEYS} \
+            if isinstance(data, dict) and partition and not inp.global_shapes else {}
+        report_.xla_memory = memory_figures(report_.xla, ours)
+    return report_
 
 
 # The report's byte figures a sharded module's note gives for the whole program.

@@ -101,7 +101,9 @@ class guard:
         "rocm": a lowering JAX made for another platform (the CPU) is lowered once more
         for it.
     check_kwargs: what `check` takes besides the source (lints, pinned_host_budget,
-        xla_flags, pipeline, ...).
+        xla_flags, pipeline, partition, ...). A sharded program (several partitions) is
+        checked as XLA's SPMD partitioner gives it, as check() does (partition=False
+        checks it as written).
     `results` lists (name, Result) of every lowering checked; `checked` counts them.
     Guards nest (the innermost one checks); one guard may be entered again.
     """
@@ -117,6 +119,7 @@ class guard:
                              f"not {platform!r}: the CPU drops the offload annotations")
         self.on_error = on_error
         self.platform = platform
+        self.partition = bool(check_kwargs.pop("partition", True))
         self.check_kwargs = check_kwargs
         self.results: list = []
         self._depth = 0
@@ -185,6 +188,8 @@ class guard:
         xla = _convert(module, platform=self.platform, tuple_args=tuple_args,
                        out_tree=None, notes=[])
         inp = _api._Input(text=xla.hlo_text, file=None, path=f"<jit_{name}>", xla=xla)
+        if self.partition:
+            inp = _api._partitioned(inp)
         run_args = _api._run_args(inp, **self.check_kwargs)
         outcome = _api._run("check", inp, run_args)
         try:

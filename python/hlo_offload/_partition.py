@@ -118,30 +118,38 @@ def partition(hlo_text: str, module_name: str = "module", timeout: float = 600) 
         if not os.path.exists(res_file):
             reason = crash_reason(proc.stderr)
             return Partitioned(None, n, f"XLA's partitioner ended with status "
-                                        f"{proc.returncode}: {reason}{_hint(reason)}")
+                                        f"{proc.returncode}: {reason}"
+                                        f"{_hint(reason, hlo_text)}")
         with open(res_file) as fh:
             res = json.load(fh)
     notes = list(res.get("notes") or ())
     if not res.get("ok"):
-        return Partitioned(None, n, first_line(res.get("error") or "XLA's partitioner failed"),
+        reason = first_line(res.get("error") or "XLA's partitioner failed")
+        return Partitioned(None, n, reason + _hint(reason, hlo_text),
                            res.get("seconds", 0.0), bool(res.get("shardy")), notes)
     return Partitioned(res["module"], n, "", res.get("seconds", 0.0),
                        bool(res.get("shardy")), notes)
 
 
-def _hint(reason: str) -> str:
-    """What to do about a known partitioner failure ("" when none is known)."""
-    if "UseNamedShardingLeaf" in reason:
-        from importlib import metadata
-        try:
-            jaxlib = metadata.version("jaxlib")
-        except metadata.PackageNotFoundError:  # pragma: no cover - the child ran jax
-            jaxlib = "?"
-        return (f"; the module has named shardings (`sharding={{mesh[...], ...}}`, "
-                f"HloShardingV3, as JAX 0.12.1 prints them), which the GSPMD partitioner "
-                f"of this jaxlib ({jaxlib}) does not take: partition it with jax 0.12 or "
-                f"later installed (pip install 'jax>=0.12')")
-    return ""
+def _hint(reason: str, hlo_text: str = "") -> str:
+    """What to do about a partitioner failure ("" when nothing is known): a module with
+    named shardings (`sharding={mesh[...], ...}`, HloShardingV3, as JAX 0.12.1 prints
+    them) on a jaxlib older than 0.12, whose partitioner does not take them (GSPMD aborts
+    in UseNamedShardingLeaf; Shardy's import refuses their round-trip custom calls)."""
+    named = "UseNamedShardingLeaf" in reason or "sharding={mesh[" in hlo_text
+    if not named:
+        return ""
+    from importlib import metadata
+    try:
+        jaxlib = metadata.version("jaxlib")
+        if tuple(int(x) for x in jaxlib.split(".")[:2]) >= (0, 12):
+            return ""
+    except (metadata.PackageNotFoundError, ValueError):  # pragma: no cover - the child ran jax
+        jaxlib = "?"
+    return (f"; the module has named shardings (`sharding={{mesh[...], ...}}`, "
+            f"HloShardingV3, as JAX 0.12.1 prints them), which the partitioner of this "
+            f"jaxlib ({jaxlib}) does not take: partition it with jax 0.12 or later "
+            f"installed (pip install 'jax>=0.12')")
 
 
 def first_line(error: str) -> str:

@@ -334,7 +334,10 @@ class Result:
     text and code, the instructions it converts into host compute, the time it took),
     `xla_agrees` whether it and ours agree, `xla_disagreements` each difference in a
     sentence; each error and host-compute warning has `xla_confirmed`. XLA's verdict then
-    decides `ok` and `exit_status` (when XLA gave one: `xla.verdict`).
+    decides `ok` and `exit_status` (when XLA gave one: `xla.verdict`). `xla_memory` lists
+    XLA's memory analysis beside the report's per-device bytes, each difference explained
+    (hlo_offload._xla.MemoryFigure; `str(result)` and the JSON's `xla.memory_figures` show
+    them too).
 
     The diagnostics and the JSON object are made from the core's result when first asked
     for (a module with thousands of warnings costs nothing until then).
@@ -373,15 +376,20 @@ class Result:
         self.xla: Any = None  # hlo_offload.XlaVerdict with check(..., xla=...)
         self.xla_agrees: Optional[bool] = None
         self.xla_disagreements: List[str] = []
+        self.xla_memory: List[Any] = []
         self._xla_comparison: Any = None
 
-    def _attach_xla(self, verdict: Any) -> None:
+    def _attach_xla(self, verdict: Any,
+                    ours_memory: Optional[Dict[str, int]] = None) -> None:
         """Puts XLA's verdict beside ours (hlo_offload._xla.compare): marks each error and
-        host-compute warning confirmed or not, and lets XLA's verdict decide."""
+        host-compute warning confirmed or not, and lets XLA's verdict decide; with
+        `ours_memory` (the report's per-device bytes), XLA's memory analysis beside them
+        (`xla_memory`)."""
         from ._xla import compare
         diagnostics = self.diagnostics
         assert self._json is not None  # made with the diagnostics
-        comparison = compare(diagnostics, verdict)
+        comparison = compare(diagnostics, verdict, ours_memory)
+        self.xla_memory = list(comparison.memory)
         comparison.mark_json(diagnostics, [j for entry in self._json["files"]
                                            for j in entry.get("diagnostics", ())])
         self._diagnostics = [
@@ -516,6 +524,10 @@ class Report:
         self.file = file
         self.modules = list(modules)
         self.notes = list(notes)
+        # With report(..., xla="tpu"): XLA's verdict (an XlaVerdict) and its memory
+        # analysis beside the report's per-device bytes (MemoryFigure each).
+        self.xla: Any = None
+        self.xla_memory: List[Any] = []
 
     def _get(self, fmt: str) -> str:
         if fmt not in self._cache:
@@ -523,9 +535,14 @@ class Report:
         return self._cache[fmt]
 
     def to_json(self) -> Any:
-        """The `report --format=json` object (a dict; a list of them for several modules)."""
+        """The `report --format=json` object (a dict; a list of them for several modules);
+        with xla=, its `xla` object: XLA's verdict and `memory_figures`."""
         import json
-        return json.loads(self._get("json"))
+        data = json.loads(self._get("json"))
+        if self.xla is not None and isinstance(data, dict):
+            data["xla"] = dict(self.xla.to_json(),
+                               memory_figures=[f.to_json() for f in self.xla_memory])
+        return data
 
     def to_dot(self) -> str:
         """The `report --format=dot` picture (Graphviz)."""
@@ -536,7 +553,13 @@ class Report:
         return self._get("html")
 
     def __str__(self) -> str:
-        return self._get("text")
+        text = self._get("text")
+        if self.xla is None:
+            return text
+        from ._xla import memory_text
+        lines = [f"xla: {self.xla.headline()}"] + [f"xla: {line}" for line in
+                                                    memory_text(self.xla_memory)]
+        return text + "\n" + "\n".join(lines) + "\n"
 
     def __repr__(self) -> str:
         return f"<hlo_offload.Report of {', '.join(self.modules) or self.file}>"

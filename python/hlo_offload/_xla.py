@@ -38,7 +38,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 __all__ = ["BACKENDS", "XlaUnavailable", "XlaVerdict", "install_xla", "installed",
            "install_command", "compile_module", "compare", "installed_versions",
-           "installed_xla_version"]
+           "installed_xla_version", "MemoryFigure", "memory_figures"]
 
 BACKENDS = ("tpu", "cuda")
 
@@ -409,6 +409,12 @@ class XlaVerdict:
     opcode, op_name, source_file, source_line, from XLA's dump before the HostOffloader).
     seconds: the compile (without starting the client); total_seconds: the whole child
     process. notes: what the conversion for XLA lost (e.g. memory kinds of tuples).
+    memory: the compiled executable's memory analysis, per device, in bytes
+    (`Compiled.memory_analysis()`: "argument_size_in_bytes", "host_temp_size_in_bytes",
+    ...; empty when XLA refused the module or the client does not give it).
+    entry_layout: the compiled module's entry_computation_layout, with XLA's layouts
+    (TPU tiles). host_buffers: the host-memory buffers the compiled module defines
+    ({"name", "opcode", "shape", "computation"}; see memory_figures()).
     """
 
     backend: str
@@ -424,6 +430,9 @@ class XlaVerdict:
     seconds: float = 0.0
     total_seconds: float = 0.0
     notes: list = field(default_factory=list)
+    memory: Dict[str, int] = field(default_factory=dict)
+    entry_layout: str = ""
+    host_buffers: list = field(default_factory=list)
 
     def headline(self) -> str:
         """One line: what XLA said, e.g. "XLA (libtpu 0.0.42.1, tpu v5e:2x2) compiles
@@ -446,7 +455,8 @@ class XlaVerdict:
                 "verdict": self.verdict, "ok": self.ok, "reason": self.reason or None,
                 "error": self.error, "code": self.code, "status": self.status,
                 "host_compute": list(self.host_compute), "seconds": round(self.seconds, 3),
-                "total_seconds": round(self.total_seconds, 3), "notes": list(self.notes)}
+                "total_seconds": round(self.total_seconds, 3), "notes": list(self.notes),
+                "memory": dict(self.memory)}
 
 
 def compile_module(data, module_format: str, *, backend: str, topology: Optional[str] = None,
@@ -518,6 +528,9 @@ def compile_module(data, module_format: str, *, backend: str, topology: Optional
         verdict.plugin = out.get("plugin", "")
         verdict.notes = list(out.get("notes", []))
         verdict.seconds = float(out.get("seconds") or 0.0)
+        verdict.memory = dict(out.get("memory") or {})
+        verdict.entry_layout = out.get("entry_layout") or ""
+        verdict.host_buffers = list(out.get("host_buffers") or ())
         if out["stage"] != "compile":
             verdict.verdict = False
             what = {"load": "the compile-only client could not be started",
@@ -610,6 +623,9 @@ class Comparison:
     disagreements: list
     summary: str
     verdict: XlaVerdict
+    # XLA's memory analysis beside our per-device bytes (memory_figures()); empty
+    # without them.
+    memory: list = field(default_factory=list)
 
     def mark_json(self, diagnostics, json_entries) -> None:
         """Sets `xla_confirmed` on each JSON entry (`check --format=json`) whose
@@ -623,7 +639,8 @@ class Comparison:
         (None without a verdict) and `disagreements`."""
         return dict(self.verdict.to_json(),
                     agrees=self.agrees if self.verdict.verdict else None,
-                    disagreements=list(self.disagreements))
+                    disagreements=list(self.disagreements),
+                    memory_figures=[f.to_json() for f in self.memory])
 
     def text(self, file: str) -> str:
         """The lines `check --xla=...` prints for `file`: XLA's verdict, its status lines,
@@ -636,6 +653,7 @@ class Comparison:
         if v.verdict:
             lines.append(f"{file}: xla: {self.summary}")
         lines += [f"{file}: xla: DISAGREES: {d}" for d in self.disagreements]
+        lines += [f"{file}: xla: {line}" for line in memory_text(self.memory)]
         return "\n".join(lines) + "\n"
 
     def exit_status(self, own: int) -> int:
@@ -661,8 +679,18 @@ def _same_error(d, verdict: XlaVerdict) -> bool:
     return bool(sentence) and sentence in verdict.error
 
 
-def compare(diagnostics, verdict: XlaVerdict) -> Comparison:
-    """Marks each of our errors and HO2001 warnings confirmed or not by XLA's verdict."""
+def compare(diagnostics, verdict: XlaVerdict,
+            ours_memory: Optional[Dict[str, int]] = None) -> Comparison:
+    """Marks each of our errors and HO2001 warnings confirmed or not by XLA's verdict;
+    with `ours_memory` (the report's per-device byte figures), XLA's memory analysis
+    beside them (memory_figures())."""
+    comparison = _compare(diagnostics, verdict)
+    if ours_memory is not None:
+        comparison.memory = memory_figures(verdict, ours_memory)
+    return comparison
+
+
+def _compare(diagnostics, verdict: XlaVerdict) -> Comparison:
     confirmed = {}
     disagreements = []
     if not verdict.verdict:
@@ -722,3 +750,174 @@ def compare(diagnostics, verdict: XlaVerdict) -> Comparison:
         summary = "agrees: no error, no host compute"
     return Comparison(not disagreements, confirmed, disagreements, summary, verdict)
 
+
+
+@dataclass
+class MemoryFigure:
+    """One figure of XLA's memory analysis beside ours, per device, in bytes.
+
+    label: "host arguments", "host outputs", "host temp", "device arguments",
+    "device outputs" or "device temp". xla: XLA's figure (`field`, of
+    `Compiled.memory_analysis()`). ours: the report's figure (`ours_field`: host_bytes_in,
+    host_bytes_out, host_intermediate_bytes, device_bytes_in, device_bytes_out), None where
+    the checker has none. explained: XLA's figure recomputed from its compiled module
+    (the buffers with XLA's layouts), None where it cannot be. why: how XLA's figure
+    and ours differ, part by part ("" when they are equal).
+    """
+
+    label: str
+    field: str
+    xla: int
+    ours: Optional[int]
+    ours_field: Optional[str]
+    explained: Optional[int]
+    why: str
+
+    def to_json(self) -> dict:
+        return {"label": self.label, "xla_field": self.field, "xla": self.xla,
+                "ours_field": self.ours_field, "ours": self.ours,
+                "explained": self.explained, "why": self.why}
+
+
+# (label, XLA's memory-analysis field, our report's figure, where XLA's buffers are:
+# "params"/"result" of the entry layout and a memory space, "temp" host buffers, None).
+_MEMORY_ROWS = (
+    ("host arguments", "host_argument_size_in_bytes", "host_bytes_in", ("params", 5)),
+    ("host outputs", "host_output_size_in_bytes", "host_bytes_out", ("result", 5)),
+    ("host temp", "host_temp_size_in_bytes", "host_intermediate_bytes", ("temp", 5)),
+    ("device arguments", "argument_size_in_bytes", "device_bytes_in", ("params", 0)),
+    ("device outputs", "output_size_in_bytes", "device_bytes_out", ("result", 0)),
+    ("device temp", "temp_size_in_bytes", None, None),
+)
+
+# What each opcode of a compiled module's host buffer is, for the explanations.
+_HOST_BUFFER_KINDS = {"kCustomCall": "allocated (AllocateBuffer: the offloaded values' "
+                                     "buffers)",
+                      "kCopyStart": "copy-start destinations (copies into host memory "
+                                    "that XLA schedules)"}
+
+
+def _layout_parts(entry_layout: str) -> Optional[Tuple[str, str]]:
+    """(the parameters as a tuple shape, the result shape) of an entry computation
+    layout `{(p0, p1)->r}`; None when it is not one."""
+    text = entry_layout.strip()
+    if not (text.startswith("{(") and text.endswith("}")):
+        return None
+    depth = 0
+    for i, ch in enumerate(text[1:-1], start=1):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "-" and depth == 0 and text.startswith("->", i):
+            return text[1:i], text[i + 2:-1]
+    return None
+
+
+def _space_bytes(shape: str, space: int, tiles: bool) -> int:
+    from . import _core
+    return _core.shape_bytes_by_memory_space(shape, tiles).get(space, 0)
+
+
+def _top_level_elements(shape: str) -> int:
+    """Elements of a tuple shape's top level (0 for an array)."""
+    text = shape.strip()
+    if not text.startswith("("):
+        return 0
+    depth, count = 0, 1
+    for ch in text[1:-1]:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            count += 1
+    return count if text[1:-1].strip() else 0
+
+
+def memory_figures(verdict: XlaVerdict, ours: Dict[str, int]) -> List[MemoryFigure]:
+    """XLA's memory analysis (verdict.memory) beside our per-device figures (`ours`: the
+    report's JSON keys), each difference explained from XLA's compiled module: its
+    entry layout and host buffers in XLA's layouts, whose TPU tiles pad the two minor
+    dimensions (T(8,128): 128 lanes by 8 sublanes, more rows for narrower types); the
+    output tuple's own table of element addresses; the host buffers XLA adds (copies it
+    schedules into host memory). Empty without XLA's figures (a refused module, a
+    client without memory analysis)."""
+    if not verdict.memory:
+        return []
+    parts = _layout_parts(verdict.entry_layout) if verdict.entry_layout else None
+    temp_buffers = [b for b in verdict.host_buffers if not b.get("returned")]
+    rows = []
+    for label, xla_field, ours_field, where in _MEMORY_ROWS:
+        if xla_field not in verdict.memory:
+            continue
+        xla = verdict.memory[xla_field]
+        mine = ours.get(ours_field) if ours_field else None
+        explained: Optional[int] = None
+        why: List[str] = []
+        if where is None:
+            why.append("XLA's fusion, rematerialization and scheduling decide it; the "
+                       "checker does not predict it")
+        elif where[0] == "temp":
+            tiled = sum(_space_bytes(b["shape"], 5, True) for b in temp_buffers)
+            dense = sum(_space_bytes(b["shape"], 5, False) for b in temp_buffers)
+            explained = tiled
+            if temp_buffers:
+                kinds: Dict[str, List[int]] = {}
+                for b in temp_buffers:
+                    k = kinds.setdefault(b["opcode"], [0, 0])
+                    k[0] += 1
+                    k[1] += _space_bytes(b["shape"], 5, False)
+                listed = ", ".join(
+                    f"{n} {_HOST_BUFFER_KINDS.get(op, op[1:].lower())} of {b} bytes"
+                    for op, (n, b) in kinds.items())
+                why.append(f"XLA's compiled module defines {len(temp_buffers)} host "
+                           f"buffers of {dense} bytes without tiles: {listed}")
+            if mine is not None and mine == tiled:
+                pass  # the module's own layouts have XLA's tiles: ours count them
+            else:
+                if mine is not None and dense != mine and temp_buffers:
+                    why.append(f"{dense - mine:+d} bytes against ours")
+                if tiled != dense:
+                    why.append(f"{tiled - dense} bytes of TPU tile padding")
+        elif parts is not None:
+            shape = parts[0] if where[0] == "params" else parts[1]
+            tiled = _space_bytes(shape, where[1], True)
+            dense = _space_bytes(shape, where[1], False)
+            explained = tiled
+            if mine is not None and mine == tiled:
+                pass  # the module's own layouts have XLA's tiles: ours count them
+            else:
+                if mine is not None and dense != mine:
+                    why.append(f"XLA's compiled entry layout has {dense} bytes without "
+                               f"tiles ({dense - mine:+d} against ours)")
+                if tiled != dense:
+                    why.append(f"{tiled - dense} bytes of TPU tile padding in XLA's "
+                               "layouts")
+            elements = _top_level_elements(shape) if where[0] == "result" else 0
+            if where[1] == 0 and elements and 0 < xla - tiled <= 8 * elements + 512:
+                why.append(f"{xla - tiled} bytes for the output tuple's own table of "
+                           f"{elements} element addresses")
+                explained = xla
+        if explained is not None and explained != xla:
+            why.append(f"{xla - explained:+d} bytes that XLA's compiled module does not "
+                       "show")
+        if mine is not None and mine == xla:
+            why = []
+        rows.append(MemoryFigure(label, xla_field, xla, mine, ours_field, explained,
+                                 "; ".join(why)))
+    return rows
+
+
+def memory_text(figures: List[MemoryFigure]) -> List[str]:
+    """The lines that show XLA's memory analysis beside ours ([] without figures)."""
+    if not figures:
+        return []
+    lines = ["memory per device, XLA's memory analysis | hlo-offload (bytes):"]
+    width = max(len(f.label) for f in figures)
+    for f in figures:
+        ours = "-" if f.ours is None else str(f.ours)
+        same = " (equal)" if f.ours is not None and f.ours == f.xla else ""
+        lines.append(f"  {f.label:<{width}}  {f.xla:>12} | {ours:>12}{same}"
+                     + (f": {f.why}" if f.why else ""))
+    return lines

@@ -8,7 +8,9 @@ REQUEST: {"backend": "tpu"|"cuda", "topology": "v5e:2x2"|"h100_sxm", "target_con
 (cuda), "num_partitions": N, "module_file": path, "module_format": "stablehlo"|"hlo",
 "module_name": str, "result_memory_kinds": [kind per flat result] or null}.
 RESULT: {"stage": "load"|"convert"|"compile", "ok": bool, "error": text, "error_type": str,
-"seconds": compile time, "plugin": "libtpu 0.0.42.1", "notes": [...]}.
+"seconds": compile time, "plugin": "libtpu 0.0.42.1", "notes": [...], "memory": {field:
+bytes} of the executable's memory analysis (MEMORY_FIELDS), "entry_layout": the compiled
+module's entry_computation_layout with XLA's layouts}.
 
 XLA's log (host-compute warnings, E1200 context) goes to this process's standard error,
 which the parent reads. A CHECK failure inside XLA ends this process with a signal; the
@@ -369,9 +371,131 @@ def run(request, out):
     out["stage"] = "compile"
     start = time.perf_counter()
     with ctx:
-        target.compile_mlir(module)
+        executable = target.compile_mlir(module)
     out["seconds"] = time.perf_counter() - start
     out["ok"] = True
+    out["memory"], out["entry_layout"], out["host_buffers"] = _memory_analysis(executable)
+
+
+# The executable's memory analysis (jaxlib's CompiledMemoryStats, what
+# `Compiled.memory_analysis()` returns; xla::CompiledMemoryStats): per device, in bytes.
+# Every int field is kept (newer jaxlibs add peak_memory_in_bytes, total_allocation_bytes...).
+MEMORY_FIELDS = ("argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes",
+                 "temp_size_in_bytes", "generated_code_size_in_bytes",
+                 "host_argument_size_in_bytes", "host_output_size_in_bytes",
+                 "host_alias_size_in_bytes", "host_temp_size_in_bytes",
+                 "host_generated_code_size_in_bytes")
+
+
+# Opcodes whose result shares the storage of an operand or of another value (XLA's
+# HloDataflowAnalysis defines no new buffer for them): a host buffer is defined elsewhere.
+_FORWARDING_OPCODES = frozenset((
+    "kParameter", "kGetTupleElement", "kTuple", "kBitcast", "kCopyDone", "kWhile",
+    "kConditional", "kCall", "kOptimizationBarrier", "kDynamicUpdateSlice", "kAsyncDone",
+    "kAsyncUpdate", "kDomain", "kAddDependency"))
+
+
+def _memory_analysis(executable):
+    """({field: bytes} of the compiled executable's memory analysis, the compiled module's
+    entry_computation_layout with XLA's layouts (TPU tiles), "" when it cannot be read,
+    the host buffers the compiled module defines: [{"name", "opcode", "shape"}], the
+    shape with XLA's layout); ({}, "", []) where the client does not give them."""
+    memory = {}
+    try:
+        stats = executable.get_compiled_memory_stats()
+    except Exception:  # not every client implements it
+        stats = None
+    if stats is not None:
+        names = list(MEMORY_FIELDS) + sorted(
+            n for n in dir(stats) if not n.startswith("_") and n not in MEMORY_FIELDS)
+        for name in names:
+            value = getattr(stats, name, None)
+            if isinstance(value, int) and not isinstance(value, bool):
+                memory[name] = value
+    layout = ""
+    buffers = []
+    try:
+        module = executable.hlo_modules()[0]
+        text = module.to_string()
+        header = text.split("\n", 1)[0]  # the HloModule line
+        at = header.find("entry_computation_layout=")
+        if at >= 0:
+            layout = _braced(header, at + len("entry_computation_layout="))
+        buffers = _host_buffers(module, text)
+    except Exception:
+        pass
+    return memory, layout, buffers
+
+
+def _host_buffers(module, text):
+    """The buffers in host memory (S(5)) that the compiled module's non-fusion
+    instructions define: a result that forwards no other value's storage (not
+    _FORWARDING_OPCODES), and the destination of a copy-start (element {0} of its
+    tuple); "returned" when the entry computation returns it (an output, not a temp).
+    `text` is the module's printed text (it names the entry computation)."""
+    at = text.find("\nENTRY ")
+    entry_name = text[at + 7:].split(" ", 1)[0].lstrip("%") if at >= 0 else None
+    out = []
+    returned = set()
+    for computation in module.make_nonfusion_computations():
+        if _get(computation, "name") == entry_name:
+            returned = _returned(_get(computation, "root_instruction"))
+        for instr in _get(computation, "instructions"):
+            opcode = str(_get(instr, "opcode")).rsplit(".", 1)[-1]
+            if opcode in _FORWARDING_OPCODES:
+                continue
+            shape = _get(instr, "shape")
+            if opcode == "kCopyStart" and shape.is_tuple():
+                shape = shape.tuple_shapes()[0]
+            if not shape.is_array():
+                continue
+            # The parent reads the memory space with its own parser; here only a filter.
+            shape_text = str(shape)
+            if "S(5)" in shape_text[shape_text.find("{"):]:
+                out.append({"name": _get(instr, "name"), "opcode": opcode,
+                            "shape": shape_text, "computation": _get(computation, "name")})
+    for b in out:
+        b["returned"] = b["name"] in returned
+    return out
+
+
+def _get(obj, name):
+    """jaxlib's HLO bindings give some properties as methods and others as attributes,
+    differently by version: the value either way."""
+    value = getattr(obj, name)
+    return value() if callable(value) else value
+
+
+def _returned(root):
+    """Names of the instructions whose buffers the entry root returns: through tuples
+    and the forwarding instructions of the root's operands (bitcast, copy-done, ...)."""
+    names, stack = set(), [root]
+    while stack:
+        instr = stack.pop()
+        name = _get(instr, "name")
+        if name in names:
+            continue
+        names.add(name)
+        opcode = str(_get(instr, "opcode")).rsplit(".", 1)[-1]
+        operands = list(_get(instr, "operands"))
+        if opcode == "kTuple":
+            stack.extend(operands)
+        elif opcode in _FORWARDING_OPCODES and operands:
+            stack.append(operands[0])
+    return names
+
+
+def _braced(text, start):
+    """The balanced `{...}` of `text` that starts at `start` ("" when unbalanced)."""
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == "{":
+            depth += 1
+        elif text[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start:i + 1]
+    return ""
 
 
 def main(argv):
