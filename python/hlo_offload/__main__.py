@@ -116,8 +116,9 @@ def _partition_option(argv: List[str], command: Optional[str]) -> Tuple[bool, Li
     if _NO_PARTITION not in argv[:end]:
         return True, argv
     if command not in _PARTITIONING_COMMANDS:
-        raise SystemExit(f"hlo-offload: error: {_NO_PARTITION} is an option of check and "
-                         f"report\nRun 'hlo-offload {command or ''} --help' for usage.")
+        sys.stderr.write(f"hlo-offload: error: {_NO_PARTITION} is an option of check and "
+                         f"report\nRun 'hlo-offload {command or ''} --help' for usage.\n")
+        raise SystemExit(USAGE_EXIT)
     return False, [a for i, a in enumerate(argv) if i >= end or a != _NO_PARTITION]
 
 
@@ -167,6 +168,12 @@ for _c in ("opt", "fmt", "report"):
                                     "CUDA plugin (hlo_offload._xla.installed_xla_version)\n"))
 for _c in _PARTITIONING_COMMANDS:
     _PYTHON_HELP[_c] += _NO_PARTITION_HELP
+_PYTHON_HELP["report"] += (
+    "  --xla tpu|cuda              also compile each FILE with XLA's compile-only client: "
+    "its verdict\n"
+    "                              and memory analysis beside the report's per-device "
+    "bytes\n"
+    "  --xla-topology T            what --xla compiles for\n")
 
 
 def _help(command: Optional[str], argv: List[str]) -> int:
@@ -194,7 +201,7 @@ def _option_value(argv: List[str], i: int, name: str, eq: str,
 
 def _xla_options(argv: List[str], command: Optional[str]
                  ) -> Tuple[Optional[Tuple[str, Optional[str]]], List[str]]:
-    """(backend, topology) of `--xla=tpu|cuda` and `--xla-topology=T` (check and fix),
+    """(backend, topology) of `--xla=tpu|cuda` and `--xla-topology=T` (check, fix, report),
     and argv without them; (None, argv) when --xla is not given."""
     backend: Optional[str] = None
     topology: Optional[str] = None
@@ -210,8 +217,8 @@ def _xla_options(argv: List[str], command: Optional[str]
         if name not in ("--xla", "--xla-topology"):
             rest.append(a)
             continue
-        if command not in ("check", "fix"):
-            raise _Usage(f"{name} is an option of check and fix")
+        if command not in ("check", "fix", "report"):
+            raise _Usage(f"{name} is an option of check, fix and report")
         value, i = _option_value(argv, i, name, eq, value)
         if value == "":
             raise _Usage(f"'{a}' has nothing after '='" if eq else f"{name} needs a value")

@@ -9,6 +9,11 @@ document gets an `xla` object per file and `xla_confirmed` on each error and HO2
 1 when it refuses one; a file XLA gave no verdict for keeps ours; usage errors stay 2.
 fix: the fix is written as without --xla, then XLA compiles the fixed module; exit 1 when
 XLA refuses it.
+report: the report is written as without --xla, then each FILE's module is compiled and
+XLA's verdict and memory analysis, beside the report's per-device bytes with each
+difference explained (hlo_offload._xla.memory_figures), follow on standard error (text),
+or in an `xla` object of each report (`--format=json`); exit 1 when XLA refuses a module.
+check shows the same memory figures.
 """
 
 from __future__ import annotations
@@ -90,14 +95,16 @@ def _without_format(argv):
 def run_with_xla(command, argv, backend: str, topology) -> int:
     """The command line run of `argv` with XLA's verdict (see the module's doc)."""
     from . import _xla
-    if command not in ("check", "fix"):
-        return _usage(command or "", "--xla is an option of check and fix")
+    if command not in ("check", "fix", "report"):
+        return _usage(command or "", "--xla is an option of check, fix and report")
     if "--split-input-file" in argv:
         return _usage(command, "--xla compiles one module per file: check the modules of a "
                       "split file one by one")
     fmt = _option(argv, ("--format",)) or "text"
     if command == "check" and fmt == "sarif":
         return _usage(command, "--xla works with --format=text, xla or json")
+    if command == "report" and fmt not in ("text", "json"):
+        return _usage(command, "--xla works with --format=text or json")
     if not _xla.installed(backend):
         sys.stderr.write(f"hlo-offload: error: {_xla._unavailable(backend)}\n")
         return USAGE_EXIT
@@ -110,6 +117,8 @@ def run_with_xla(command, argv, backend: str, topology) -> int:
     try:
         if command == "fix":
             return _fix(argv, backend, topology)
+        if command == "report":
+            return _report(argv, backend, topology, fmt)
         return _check(argv, backend, topology, fmt)
     except _xla.XlaUnavailable as e:
         # Installed, but not usable as asked (the CUDA client without a GPU target
@@ -147,8 +156,9 @@ def _check(argv, backend, topology, fmt) -> int:
         diagnostics = [Diagnostic._from_json(j, file=file, module=entry.get("module"),
                                              text="") for j in entry.get("diagnostics", [])]
         own = 1 if any(d.is_error for d in diagnostics) else 0
-        comparison = _xla.compare(diagnostics, _verdict_of_file(file, backend, topology,
-                                                                platform))
+        verdict = _verdict_of_file(file, backend, topology, platform)
+        ours = _memory_of_file(file, platform, argv) if verdict.memory else None
+        comparison = _xla.compare(diagnostics, verdict, ours)
         comparison.mark_json(diagnostics, entry.get("diagnostics", []))
         entry["xla"] = comparison.to_json()
         status = max(status, comparison.exit_status(own))
@@ -158,6 +168,67 @@ def _check(argv, backend, topology, fmt) -> int:
     else:
         sys.stderr.write("".join(lines))
     return status
+
+
+def _report(argv, backend, topology, fmt) -> int:
+    from . import _xla
+    first = _self_command(argv, capture=(fmt == "json"))
+    if first.returncode != 0:
+        if fmt == "json" and first.stdout:
+            sys.stdout.buffer.write(first.stdout)
+        return first.returncode
+    if fmt == "json":
+        doc_bytes = first.stdout
+    else:
+        doc_bytes = subprocess.run([sys.executable, "-m", "hlo_offload",
+                                    *_without_format(argv), "--format=json"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+    try:
+        doc = json.loads(doc_bytes)
+    except ValueError:
+        sys.stderr.write("hlo-offload: error: --xla: no JSON report to compare with\n")
+        return USAGE_EXIT
+    platform = _option(argv, ("--platform",))
+    status = 0
+    lines = []
+    for rep in (doc if isinstance(doc, list) else [doc]):
+        file = rep.get("file")
+        verdict = _verdict_of_file(file, backend, topology, platform)
+        ours = {} if _NO_PARTITION in argv else {k: int(rep.get(k, 0)) for k in _MEMORY_KEYS}
+        figures = _xla.memory_figures(verdict, ours)
+        rep["xla"] = dict(verdict.to_json(), memory_figures=[f.to_json() for f in figures])
+        if verdict.verdict and not verdict.ok:
+            status = 1
+        lines.append(f"{file}: xla: {verdict.headline()}\n")
+        lines += [f"{file}: xla: {line}\n" for line in _xla.memory_text(figures)]
+    if fmt == "json":
+        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stderr.write("".join(lines))
+    return status
+
+
+_NO_PARTITION = "--no-partition"
+# The report's per-device figures XLA's memory analysis is put beside (as check()'s).
+_MEMORY_KEYS = ("host_bytes_in", "host_bytes_out", "host_intermediate_bytes",
+                "device_bytes_in", "device_bytes_out")
+
+
+def _memory_of_file(file, platform, argv):
+    """The report's per-device byte figures of FILE (as check(xla=...) takes them), None
+    when it has none (the report fails) or they are global (--no-partition)."""
+    from . import _api
+    import pathlib
+    if _NO_PARTITION in argv:
+        return None
+    try:
+        inp = _api._partitioned(_api._resolve(pathlib.Path(file), (), {}, platform=platform,
+                                              filename=None, split_input_file=False))
+    except (OSError, ValueError, TypeError, ImportError):
+        return None
+    if inp.global_shapes:
+        return None
+    return _api._memory_of(inp, _api._run_args(inp))
 
 
 def _verdict_of_file(file, backend, topology, platform):

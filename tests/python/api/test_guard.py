@@ -158,3 +158,39 @@ def test_pytest_entry_point_is_declared():
     pyproject = pathlib.Path(__file__).resolve().parents[3] / "pyproject.toml"
     entry = tomllib.loads(pyproject.read_text())["project"]["entry-points"]["pytest11"]
     assert entry == {"hlo_offload": "hlo_offload.pytest_plugin"}
+
+
+def test_guard_partitions_a_sharded_program_as_check_does():
+    """A lowering with several partitions is checked as XLA's SPMD partitioner gives it,
+    by guard as by check(): the same diagnostics and the same partition note."""
+    from jax.sharding import AbstractMesh, NamedSharding, PartitionSpec as P
+    mesh = AbstractMesh((4,), ("fsdp",))
+    rep = NamedSharding(mesh, P(), memory_kind="device")
+    host = NamedSharding(mesh, P(None, "fsdp"), memory_kind="pinned_host")
+
+    def step(ws, x):
+        def body(x, w):
+            return jnp.tanh(x @ jax.device_put(w, rep)), None
+        return jax.lax.scan(body, x, ws)[0]
+    f = jax.jit(step, in_shardings=(host, rep), out_shardings=rep)
+    args = (jax.ShapeDtypeStruct((2, 128, 128), jnp.float32),
+            jax.ShapeDtypeStruct((16, 128), jnp.float32))
+    expected = hlo_offload.check(f, *args)
+    note = [n for n in expected.notes if "4 partitions" in n]
+    assert note, expected.notes
+    g = hlo_offload.guard(on_error="warn")
+    with g, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        f.trace(*args).lower(lowering_platforms=("tpu",))
+    (_, result), = g.results
+    assert [n for n in result.notes if "4 partitions" in n][0].split(" (")[0] == \
+        note[0].split(" (")[0]
+    assert [(d.code, d.message) for d in result.diagnostics] == \
+        [(d.code, d.message) for d in expected.diagnostics]
+    # partition=False checks it as written, as one partition.
+    g = hlo_offload.guard(on_error="warn", partition=False)
+    with g, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        f.trace(*args).lower(lowering_platforms=("tpu",))
+    (_, as_written), = g.results
+    assert not [n for n in as_written.notes if "checked as XLA's SPMD" in n]

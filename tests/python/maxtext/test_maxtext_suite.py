@@ -195,3 +195,57 @@ def test_console_command_agrees_with_check(tmp_path, name):
     for note in result.notes:
         head = note.split(" in ")[0][:60]
         assert head in text, (head, text[:2000])
+
+
+def _console(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "hlo_offload", *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_console_no_partition_is_the_cpp_command_line(tmp_path):
+    """--no-partition: the module as written, as one partition, as the C++ command line
+    checks it (HO3017 says so); an option of check and report only."""
+    path = tmp_path / "a_minimal_offloaded_8.hlo"
+    path.write_text(ms.module_text("a_minimal_offloaded_8"))
+    ours = _console("check", "--no-partition", path)
+    cpp = subprocess.run([hlo_offload.executable(), "check", str(path)],
+                         capture_output=True, text=True, timeout=600)
+    assert (ours.returncode, ours.stderr) == (cpp.returncode, cpp.stderr)
+    assert "HO3017" in ours.stderr
+    assert hlo_offload.check(path, partition=False).to_json() == json.loads(
+        _console("check", "--no-partition", "--format=json", path).stdout)
+    bad = _console("fix", "--no-partition", path)
+    assert bad.returncode == 2 and "--no-partition is an option of check and report" in \
+        bad.stderr
+
+
+def test_console_report_is_per_device_as_report(tmp_path):
+    name = "e_opt_host_offload_8"
+    path = tmp_path / f"{name}.hlo"
+    path.write_text(ms.module_text(name))
+    proc = _console("report", "--format=json", path)
+    assert proc.returncode == 0, proc.stderr
+    rep = hlo_offload.report(path)
+    assert json.loads(proc.stdout) == rep.to_json()
+    if _jaxlib_partitions_named_shardings():
+        # Per device: an eighth of the optimizer state the module as written keeps on host.
+        written = hlo_offload.report(path, partition=False).to_json()
+        assert 0 < rep.to_json()["host_bytes_in"] < written["host_bytes_in"]
+
+
+@pytest.mark.skipif(not _libtpu_0052(), reason="needs libtpu 0.0.52 (the suite's XLA), "
+                    "installed for hlo_offload._xla (hlo-offload install-xla tpu)")
+def test_console_report_with_xla(tmp_path):
+    name = "d_param_host_offload_8"
+    path = tmp_path / f"{name}.hlo"
+    path.write_text(ms.module_text(name))
+    proc = _console("report", "--xla=tpu", path)
+    assert proc.returncode == 0, proc.stderr
+    assert f"{path}: xla: XLA (libtpu 0.0.52" in proc.stderr
+    stored = SUITE["configs"][name]["xla"]["memory"]
+    line = next(x for x in proc.stderr.splitlines() if "host arguments" in x)
+    assert line.split()[4] == str(stored["host_argument_size_in_bytes"]), line
+    doc = json.loads(_console("report", "--xla=tpu", "--format=json", path).stdout)
+    figures = {f["label"]: f for f in doc["xla"]["memory_figures"]}
+    assert figures["host arguments"]["xla"] == stored["host_argument_size_in_bytes"]
+    assert figures["host arguments"]["explained"] == figures["host arguments"]["xla"]
