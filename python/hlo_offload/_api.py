@@ -775,7 +775,7 @@ def check(source: Any, *args: Any, platform: Optional[str] = None, lints: bool =
         # XLA compiles the module as written: it partitions it itself.
         verdict = xla_verdict(written, backend, xla_topology)
         ours = None
-        if verdict.memory and partition and not inp.global_shapes:
+        if verdict.memory and _per_device(inp, written, partition):
             ours = _memory_of(inp, _run_args(inp, xla_flags=xla_flags, pipeline=pipeline,
                                              xla_version=xla_version))
         result._attach_xla(verdict, ours)
@@ -787,9 +787,9 @@ _MEMORY_KEYS = ("host_bytes_in", "host_bytes_out", "host_intermediate_bytes",
                 "device_bytes_in", "device_bytes_out")
 
 
-def _memory_of(inp: _Input, run_args) -> Optional[Dict[str, int]]:
-    """The report's byte figures of `inp` (_MEMORY_KEYS), None when the report fails;
-    per device for a partitioned module."""
+def _report_json(inp: _Input, run_args) -> Optional[Dict[str, Any]]:
+    """The report JSON of `inp`'s one module, None when the report fails or the input has
+    several modules."""
     outcome = _run("report", inp, run_args)
     try:
         if outcome.exit_status != 0:
@@ -799,10 +799,42 @@ def _memory_of(inp: _Input, run_args) -> Optional[Dict[str, int]]:
     finally:
         outcome.release()
     if isinstance(data, list):
-        if len(data) != 1:
+        return data[0] if len(data) == 1 else None
+    return data
+
+
+def _memory_of(inp: _Input, run_args) -> Optional[Dict[str, int]]:
+    """The report's byte figures of `inp` (_MEMORY_KEYS), None when the report fails;
+    per device for a partitioned module."""
+    data = _report_json(inp, run_args)
+    return None if data is None else {k: int(data.get(k, 0)) for k in _MEMORY_KEYS}
+
+
+def _per_device(inp: _Input, written: _Input, partition: bool) -> bool:
+    """Whether the figures of the module checked (`inp`, from `written`) are per device, as
+    XLA's memory analysis is: a partitioned module, or one of a single partition."""
+    if inp.global_shapes:
+        return False
+    if inp is not written or partition:
+        return True  # partitioned, or nothing to partition (_partitioned said so)
+    text = _input_text(written)
+    from . import _partition
+    return text is None or _partition.needs_partitioning(text) is None
+
+
+def _input_text(inp: _Input) -> Any:
+    """The text of `inp` (str or bytes; a file's bytes), None for a file that cannot be read
+    or is too large (the core says why)."""
+    if inp.text is not None:
+        return inp.text
+    assert inp.file is not None  # an input without text is a file
+    try:
+        if os.path.getsize(inp.file) > _core.MAX_INPUT_BYTES:
             return None
-        data = data[0]
-    return {k: int(data.get(k, 0)) for k in _MEMORY_KEYS}
+        with open(inp.file, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
 
 
 def _partitioned(inp: _Input) -> _Input:
@@ -815,16 +847,9 @@ def _partitioned(inp: _Input) -> _Input:
     if xi is not None and (not isinstance(inp.text, str) or xi.cpu_lowering):
         return inp
     from . import _partition
-    text = inp.text
+    text = _input_text(inp)
     if text is None:
-        assert inp.file is not None  # an input without text is a file
-        try:
-            if os.path.getsize(inp.file) > _core.MAX_INPUT_BYTES:
-                return inp  # the core says why it is not read
-            with open(inp.file, "rb") as fh:
-                text = fh.read()
-        except OSError:
-            return inp  # the core says why it cannot be read
+        return inp  # the core says why it cannot be read
     state = _partition.needs_partitioning(text)
     if state is None:
         return inp
@@ -1042,8 +1067,8 @@ def report(source: Any, *args: Any, platform: Optional[str] = None,
     report of a partitioned module gives per-device bytes, and a note the global ones.
     xla, xla_topology: as for check(): XLA compiles the module too, and the report shows
     its verdict and its memory analysis beside the report's per-device bytes, each
-    difference explained (`report.xla`, `report.xla_memory`, the JSON's `xla` object). For a jitted function or Traced, the
-    offloaded activations are named by their `checkpoint_name` (read from the jaxpr;
+    difference explained (`report.xla`, `report.xla_memory`, the JSON's `xla` object).
+    For a jitted function or Traced, the offloaded activations are named by their `checkpoint_name` (read from the jaxpr;
     docs/REPORT.md). Raises as check().
     """
     backend = _xla_backend(xla, xla_topology, split_input_file)
@@ -1090,7 +1115,7 @@ def report(source: Any, *args: Any, platform: Optional[str] = None,
         report_.xla = xla_verdict(written, backend, xla_topology)
         data = report_.to_json()
         ours = {k: int(data.get(k, 0)) for k in _MEMORY_KEYS} \
-            if isinstance(data, dict) and partition and not inp.global_shapes else {}
+            if isinstance(data, dict) and _per_device(inp, written, partition) else {}
         report_.xla_memory = memory_figures(report_.xla, ours)
     return report_
 
@@ -1104,16 +1129,9 @@ _GLOBAL_FIGURES = (("offloaded", None), ("host bytes in", "host_bytes_in"),
 def _global_bytes_note(written: _Input, run_args) -> Optional[str]:
     """For a report of a partitioned module (per-device bytes), the same figures of the
     module as written (global shapes), in a note; None when that report fails."""
-    outcome = _run("report", written, run_args)
-    try:
-        if outcome.exit_status != 0:
-            return None
-        import json
-        data = json.loads(_decode(_core.render_reports([outcome], "json")))
-    finally:
-        outcome.release()
-    if isinstance(data, list):
-        data = data[0] if data else {}
+    data = _report_json(written, run_args)
+    if data is None:
+        return None
     parts = []
     for label, key in _GLOBAL_FIGURES:
         value = (sum(o.get("bytes", 0) for o in data.get("offloads", ()))

@@ -136,16 +136,8 @@ def _check(argv, backend, topology, fmt) -> int:
         if fmt == "json" and first.stdout:
             sys.stdout.buffer.write(first.stdout)
         return first.returncode
-    if fmt == "json":
-        doc_bytes = first.stdout
-    else:
-        again = subprocess.run([sys.executable, "-m", "hlo_offload",
-                                *_without_format(argv), "--format=json"],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        doc_bytes = again.stdout
-    try:
-        doc = json.loads(doc_bytes)
-    except ValueError:
+    doc = _json_document(argv, first, fmt)
+    if doc is None:
         sys.stderr.write("hlo-offload: error: --xla: no JSON result to compare with\n")
         return USAGE_EXIT
     platform = _option(argv, ("--platform",))
@@ -170,13 +162,9 @@ def _check(argv, backend, topology, fmt) -> int:
     return status
 
 
-def _report(argv, backend, topology, fmt) -> int:
-    from . import _xla
-    first = _self_command(argv, capture=(fmt == "json"))
-    if first.returncode != 0:
-        if fmt == "json" and first.stdout:
-            sys.stdout.buffer.write(first.stdout)
-        return first.returncode
+def _json_document(argv, first, fmt):
+    """The run's JSON document: `first`'s output with --format=json, else the same command
+    line run again with it; None when there is none."""
     if fmt == "json":
         doc_bytes = first.stdout
     else:
@@ -184,8 +172,20 @@ def _report(argv, backend, topology, fmt) -> int:
                                     *_without_format(argv), "--format=json"],
                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
     try:
-        doc = json.loads(doc_bytes)
+        return json.loads(doc_bytes)
     except ValueError:
+        return None
+
+
+def _report(argv, backend, topology, fmt) -> int:
+    from . import _xla
+    first = _self_command(argv, capture=(fmt == "json"))
+    if first.returncode != 0:
+        if fmt == "json" and first.stdout:
+            sys.stdout.buffer.write(first.stdout)
+        return first.returncode
+    doc = _json_document(argv, first, fmt)
+    if doc is None:
         sys.stderr.write("hlo-offload: error: --xla: no JSON report to compare with\n")
         return USAGE_EXIT
     platform = _option(argv, ("--platform",))
@@ -194,7 +194,7 @@ def _report(argv, backend, topology, fmt) -> int:
     for rep in (doc if isinstance(doc, list) else [doc]):
         file = rep.get("file")
         verdict = _verdict_of_file(file, backend, topology, platform)
-        ours = {} if _NO_PARTITION in argv else {k: int(rep.get(k, 0)) for k in _MEMORY_KEYS}
+        ours = (_memory_of_file(file, platform, argv) or {}) if verdict.memory else {}
         figures = _xla.memory_figures(verdict, ours)
         rep["xla"] = dict(verdict.to_json(), memory_figures=[f.to_json() for f in figures])
         if verdict.verdict and not verdict.ok:
@@ -209,24 +209,22 @@ def _report(argv, backend, topology, fmt) -> int:
 
 
 _NO_PARTITION = "--no-partition"
-# The report's per-device figures XLA's memory analysis is put beside (as check()'s).
-_MEMORY_KEYS = ("host_bytes_in", "host_bytes_out", "host_intermediate_bytes",
-                "device_bytes_in", "device_bytes_out")
 
 
 def _memory_of_file(file, platform, argv):
-    """The report's per-device byte figures of FILE (as check(xla=...) takes them), None
-    when it has none (the report fails) or they are global (--no-partition)."""
+    """The report's byte figures of FILE as check(xla=...) takes them, per device (None when
+    the report fails or its figures are global: a sharded module with --no-partition, or
+    one the partitioner could not handle)."""
     from . import _api
     import pathlib
-    if _NO_PARTITION in argv:
-        return None
+    partition = _NO_PARTITION not in argv
     try:
-        inp = _api._partitioned(_api._resolve(pathlib.Path(file), (), {}, platform=platform,
-                                              filename=None, split_input_file=False))
+        written = _api._resolve(pathlib.Path(file), (), {}, platform=platform, filename=None,
+                                split_input_file=False)
+        inp = _api._partitioned(written) if partition else written
     except (OSError, ValueError, TypeError, ImportError):
         return None
-    if inp.global_shapes:
+    if not _api._per_device(inp, written, partition):
         return None
     return _api._memory_of(inp, _api._run_args(inp))
 

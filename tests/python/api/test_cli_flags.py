@@ -41,7 +41,7 @@ def _runs():
     for flags in common + [["--format=text"], ["--format=xla"], ["--format=json"],
                            ["--format", "sarif"], ["--trace"], ["--trace=2"], ["--no-lints"],
                            ["--pinned-host-budget=16GiB"], ["--pinned-host-budget", "1KiB"],
-                           ["--split-input-file"], ["--platform=tpu"]]:
+                           ["--split-input-file"], ["--platform=tpu"], ["--no-partition"]]:
         runs.append(("check", flags))
     for flags in common + [[f"--passes={first_pass}"], ["-o", OUT], [f"--output={OUT}"],
                            ["--no-lints"], ["--split-input-file"], ["--trace"]]:
@@ -54,7 +54,7 @@ def _runs():
                   not f[0].startswith("--allow-") and not f[0].startswith("--fix-")] + [
             *[[f] for f in XLA_DEBUG_FLAGS], ["--format=text"], ["--format=json"],
             ["--format=dot"], ["--format=html"], ["-o", OUT], ["--split-input-file"],
-            ["--max-nodes=5"], ["--max-nodes", "7"]]:
+            ["--max-nodes=5"], ["--max-nodes", "7"], ["--no-partition"]]:
         runs.append(("report", flags))
     for flags in (["-o", OUT], ["--split-input-file"]):
         runs.append(("fmt", flags))

@@ -80,14 +80,16 @@ def test_fix_to_standard_output_is_compiled(tpu):
 
 @pytest.mark.parametrize("args,words", [
     (["check", "--xla=cpu", "x.hlo"], "--xla: 'cpu' is not tpu or cuda"),
-    (["fmt", "--xla=tpu", "x.hlo"], "--xla is an option of check and fix"),
+    (["fmt", "--xla=tpu", "x.hlo"], "--xla is an option of check, fix and report"),
     (["check", "--xla=", "x.hlo"], "has nothing after '='"),
     (["check", "--xla-topology=v5e:2x4", "x.hlo"], "--xla-topology is for --xla=tpu"),
     (["check", "--xla=tpu", "--format=sarif", "x.hlo"], "--xla works with --format=text"),
     (["check", "--xla=tpu", "--split-input-file", "x.hlo"], "one module per file"),
+    (["report", "--xla=tpu", "--format=dot", "x.hlo"], "--xla works with --format=text or json"),
+    (["fix", "--no-partition", "x.hlo"], "--no-partition is an option of check and report"),
 ])
 def test_usage_errors(args, words):
-    if "--format=sarif" in args or "--split-input-file" in args:
+    if "--format=sarif" in args or "--split-input-file" in args or "--format=dot" in args:
         if not _xla.installed("tpu"):
             pytest.skip("the client check comes first without libtpu")
     rc, out, err = _cli(*args)
@@ -134,7 +136,7 @@ def test_install_xla_help():
 
 def test_help_names_the_python_options():
     """The console command's help is the C++ one's and then what this command line adds
-    (--platform, --xla, --xla-topology, .mlir files, install-xla)."""
+    (--platform, --xla, --xla-topology, --no-partition, .mlir files, install-xla)."""
     rc, out, _ = _cli("check", "--help")
     assert rc == 0 and "--pinned-host-budget" in out   # the C++ help
     assert "--platform tpu|cuda|rocm|cpu" in out and "--xla tpu|cuda" in out
@@ -142,7 +144,10 @@ def test_help_names_the_python_options():
     rc, out, _ = _cli("--help")
     assert rc == 0 and "install-xla [tpu|cuda]" in out
     rc, out, _ = _cli("report", "--help")
-    assert rc == 0 and "--platform" in out and "--xla " not in out
+    assert rc == 0 and "--platform" in out and "--xla tpu|cuda" in out
+    assert "--no-partition" in out
+    rc, out, _ = _cli("fix", "--help")
+    assert rc == 0 and "--xla tpu|cuda" in out and "--no-partition" not in out
 
 
 def test_compiles_while_another_process_holds_libtpu(tpu, tmp_path):
