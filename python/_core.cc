@@ -457,7 +457,11 @@ NB_MODULE(_core, m) {
               "xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled.")
       .def_rw("fix_entry_layout_unless_customized",
               &OffloadOptions::fix_entry_layout_unless_customized,
-              "XLA V4's entry-layout auto-fix.");
+              "XLA V4's entry-layout auto-fix.")
+      .def_rw("print_annotation_metadata",
+              &OffloadOptions::print_annotation_metadata,
+              "The annotation conversion prints each annotation's metadata on the "
+              "MoveToHost / MoveToDevice it creates (for the partition step).");
 
   nb::class_<LintOptions>(m, "LintOptions",
                           "The lints' options (lints/offload_lints.h).")
@@ -595,6 +599,9 @@ NB_MODULE(_core, m) {
       .def_rw("locate_in_source", &FrontEndInput::locate_in_source,
               "Diagnostics are located in the user's program first (False: "
               "the text is the file's own).")
+      .def_rw("partition_failed", &FrontEndInput::partition_failed,
+              "XLA's partitioner failed on the input: its note says so, and HO3017 "
+              "is not reported.")
       .def_prop_rw(
           "backend",
           [](const FrontEndInput& input) -> std::optional<std::string> {

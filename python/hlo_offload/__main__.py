@@ -333,6 +333,7 @@ def _convert(file: str, split_input: bool, platform: Optional[str],
     # The platform lowered for is the backend compiled for (`--backend` unless given).
     converted.backend = _api._BACKEND_OF_PLATFORM.get(xla.platform, "any")
     converted.notes = list(xla.notes)
+    converted.partition_failed = inp.global_shapes
     for d in _api.front_end_diagnostics(xla, file):
         converted.add_error(d.code, d.message, [n.message for n in d.notes],
                             warning=not d.is_error)
@@ -375,6 +376,7 @@ def _partitioned_file(file: str) -> "_core.FrontEndInput":
                                  "(Result.hlo_text)", "") for n in inp.notes]
     converted.partitioned = inp.partitioned_text is not None
     converted.locate_in_source = converted.partitioned
+    converted.partition_failed = inp.global_shapes
     return converted
 
 

@@ -758,7 +758,8 @@ def check(source: Any, *args: Any, platform: Optional[str] = None, lints: bool =
         inp = _partitioned(inp)
     run_args = _run_args(inp, lints=lints, pinned_host_budget=pinned_host_budget,
                          split_input_file=split_input_file, xla_flags=xla_flags,
-                         pipeline=pipeline, ignore=ignore, select=select,
+                         pipeline=pipeline, ignore=_ignoring_ho3017(inp, ignore),
+                         select=select,
                          xla_version=xla_version)
     if backend is not None and inp.xla is None:
         # Text compiled by XLA for `backend` is checked for it (its compiler's limits).
@@ -808,6 +809,20 @@ def _memory_of(inp: _Input, run_args) -> Optional[Dict[str, int]]:
     per device for a partitioned module."""
     data = _report_json(inp, run_args)
     return None if data is None else {k: int(data.get(k, 0)) for k in _MEMORY_KEYS}
+
+
+def _ignoring_ho3017(inp: _Input, ignore: Codes) -> Codes:
+    """`ignore`, with HO3017 when XLA's partitioner failed on `inp`: the partition step's
+    note says so and why, and HO3017 would send the user to that same partitioner."""
+    if not inp.global_shapes:
+        return ignore
+    if ignore is None:
+        return ["HO3017"]
+    if isinstance(ignore, str):
+        return [ignore, "HO3017"]
+    if isinstance(ignore, (list, tuple, set, frozenset)):
+        return [*ignore, "HO3017"]
+    return ignore  # not codes: _run_args says what is wrong with it
 
 
 def _per_device(inp: _Input, written: _Input, partition: bool) -> bool:
@@ -860,11 +875,12 @@ def _partitioned(inp: _Input) -> _Input:
     notes = xi.notes if xi is not None else list(inp.notes)
     notes.extend(done.notes)
     if done.text is None:
+        why = (f"{done.hint} (XLA's partitioner said: {done.error})" if done.hint else
+               f"XLA's SPMD partitioner could not partition it ({done.error})")
         notes.append(
-            f"the module has {n} partitions and XLA's SPMD partitioner could not partition "
-            f"it ({done.error}): it was checked as written, as one partition (HO3017); "
-            f"the partitioner's per-device shapes and the collectives it inserts on host "
-            f"paths are not seen")
+            f"the module has {n} partitions and {why}: it was checked as written, as one "
+            f"partition (HO3017); the partitioner's per-device shapes and the collectives "
+            f"it inserts on host paths are not seen")
         if xi is not None:
             inp.global_shapes = True
             return inp
@@ -1080,8 +1096,9 @@ def report(source: Any, *args: Any, platform: Optional[str] = None,
     if partition:
         inp = _partitioned(inp)
     run_args = _run_args(inp, max_nodes=max_nodes, split_input_file=split_input_file,
-                         xla_flags=xla_flags, pipeline=pipeline, ignore=ignore,
-                         select=select, xla_version=xla_version)
+                         xla_flags=xla_flags, pipeline=pipeline,
+                         ignore=_ignoring_ho3017(inp, ignore), select=select,
+                         xla_version=xla_version)
     global_note = None
     if inp is not written:
         global_note = _global_bytes_note(written, run_args)

@@ -35,6 +35,7 @@ class Partitioned:
     shardy: whether Shardy partitioned it (the module was lowered with Shardy), else GSPMD.
     notes: what the partitioning did differently from XLA's (custom_partitioning calls
         partitioned as replicated).
+    hint: what to do about the failure, where it is known ("" otherwise).
     """
 
     text: Optional[str]
@@ -43,6 +44,7 @@ class Partitioned:
     seconds: float = 0.0
     shardy: bool = False
     notes: List[str] = field(default_factory=list)
+    hint: str = ""
 
 
 def num_partitions(hlo_text) -> int:
@@ -90,6 +92,9 @@ def partition(hlo_text: str, module_name: str = "module", timeout: float = 600) 
     options = _core.PipelineOptions()
     options.passes = ["convert-memory-placement-to-internal-annotations"]
     options.lints = False
+    # The partitioner keeps what is printed: the annotations' metadata (the user's line
+    # of a MoveToHost that an E1200 starts from) goes with the calls that replace them.
+    options.offload.print_annotation_metadata = True
     outcome = _core.run("opt", hlo_text, None, options)
     try:
         if outcome.exit_status != 0:
@@ -118,24 +123,25 @@ def partition(hlo_text: str, module_name: str = "module", timeout: float = 600) 
         if not os.path.exists(res_file):
             reason = crash_reason(proc.stderr)
             return Partitioned(None, n, f"XLA's partitioner ended with status "
-                                        f"{proc.returncode}: {reason}"
-                                        f"{_hint(reason, hlo_text)}")
+                                        f"{proc.returncode}: {reason}",
+                               hint=_hint(reason, hlo_text))
         with open(res_file) as fh:
             res = json.load(fh)
     notes = list(res.get("notes") or ())
     if not res.get("ok"):
         reason = first_line(res.get("error") or "XLA's partitioner failed")
-        return Partitioned(None, n, reason + _hint(reason, hlo_text),
-                           res.get("seconds", 0.0), bool(res.get("shardy")), notes)
+        return Partitioned(None, n, reason, res.get("seconds", 0.0),
+                           bool(res.get("shardy")), notes, hint=_hint(reason, hlo_text))
     return Partitioned(res["module"], n, "", res.get("seconds", 0.0),
                        bool(res.get("shardy")), notes)
 
 
 def _hint(reason: str, hlo_text: str = "") -> str:
-    """What to do about a partitioner failure ("" when nothing is known): a module with
-    named shardings (`sharding={mesh[...], ...}`, HloShardingV3, as JAX 0.12.1 prints
-    them) on a jaxlib older than 0.12, whose partitioner does not take them (GSPMD aborts
-    in UseNamedShardingLeaf; Shardy's import refuses their round-trip custom calls)."""
+    """What to do about a partitioner failure, as a clause ("" when nothing is known): a
+    module with named shardings (`sharding={mesh[...], ...}`, HloShardingV3, as JAX
+    0.12.1 prints them) on a jaxlib older than 0.12, whose partitioner does not take them
+    (GSPMD aborts in UseNamedShardingLeaf; Shardy's import refuses their round-trip custom
+    calls)."""
     named = "UseNamedShardingLeaf" in reason or "sharding={mesh[" in hlo_text
     if not named:
         return ""
@@ -146,10 +152,10 @@ def _hint(reason: str, hlo_text: str = "") -> str:
             return ""
     except (metadata.PackageNotFoundError, ValueError):  # pragma: no cover - the child ran jax
         jaxlib = "?"
-    return (f"; the module has named shardings (`sharding={{mesh[...], ...}}`, "
-            f"HloShardingV3, as JAX 0.12.1 prints them), which the partitioner of this "
-            f"jaxlib ({jaxlib}) does not take: partition it with jax 0.12 or later "
-            f"installed (pip install 'jax>=0.12')")
+    return (f"this jaxlib ({jaxlib}) cannot partition its named shardings "
+            f"(`sharding={{mesh[...], ...}}`, HloShardingV3, as JAX 0.12.1 prints them): "
+            f"for the partitioned check, install jax 0.12 or later "
+            f"(pip install 'jax>=0.12')")
 
 
 def first_line(error: str) -> str:

@@ -536,6 +536,8 @@ def compile_module(data, module_format: str, *, backend: str, topology: Optional
             what = {"load": "the compile-only client could not be started",
                     "convert": "the module could not be handed to XLA"}[out["stage"]]
             verdict.reason = f"{what}: {_first_lines(out.get('error', ''))}"
+            if module_format == "hlo" and _COMPACT_OPERAND_RE.search(out.get("error", "")):
+                verdict.reason += _newer_dump_hint()
             if _LOCKFILE in out.get("error", ""):
                 verdict.reason = (
                     "libtpu could not load: another process holds its lockfile "
@@ -560,6 +562,23 @@ def compile_module(data, module_format: str, *, backend: str, topology: Optional
         verdict.host_compute = [
             (instruction_metadata(dump, n) if dump else None) or {"name": n} for n in names]
     return verdict
+
+
+# A compact get-tuple-element operand (`%x#0`), which XLA's dumps print from JAX 0.11 on.
+_COMPACT_OPERAND_RE = re.compile(r"%[\w.\-]+#\d")
+
+
+def _newer_dump_hint() -> str:
+    """Why the installed jaxlib's HLO parser refuses a compact operand, and what to do."""
+    from importlib import metadata
+    try:
+        jaxlib = metadata.version("jaxlib")
+    except metadata.PackageNotFoundError:  # pragma: no cover - the child ran jax
+        jaxlib = "?"
+    return (f"; the module is a dump of a newer XLA: it writes get-tuple-elements as "
+            f"compact operands (`%x#0`, JAX 0.11 and later), which the parser of this "
+            f"jaxlib ({jaxlib}) does not read: compile it with jax 0.12 or later installed "
+            f"(pip install 'jax>=0.12')")
 
 
 def _first_lines(text: str, n: int = 3) -> str:
@@ -872,7 +891,7 @@ def memory_figures(verdict: XlaVerdict, ours: Dict[str, int]) -> List[MemoryFigu
                     f"{n} {_HOST_BUFFER_KINDS.get(op, op[1:].lower())} of {b} bytes"
                     for op, (n, b) in kinds.items())
                 why.append(f"XLA's compiled module defines {len(temp_buffers)} host "
-                           f"buffers of {dense} bytes without tiles: {listed}")
+                           f"buffers, {dense} bytes in all without tiles: {listed}")
             if mine is not None and mine == tiled:
                 pass  # the module's own layouts have XLA's tiles: ours count them
             else:

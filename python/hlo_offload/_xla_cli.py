@@ -108,7 +108,14 @@ def run_with_xla(command, argv, backend: str, topology) -> int:
     if not _xla.installed(backend):
         sys.stderr.write(f"hlo-offload: error: {_xla._unavailable(backend)}\n")
         return USAGE_EXIT
-    if _option(argv, ("--backend",)) is None and command in argv:
+    wanted = "gpu" if backend == "cuda" else "tpu"
+    given = _option(argv, ("--backend",))
+    if given is not None and given not in (wanted, "any") and \
+            not (wanted == "gpu" and given == "cuda"):
+        return _usage(command, f"--backend={given} checks for another backend than "
+                      f"--xla={backend} compiles for: leave --backend out, or give "
+                      f"--backend={wanted}")
+    if given is None and command in argv:
         # XLA compiles for this backend: the check is for it too, so that what its
         # compiler refuses (HO1012 to HO1016) is an error, as XLA's verdict is.
         at = argv.index(command) + 1

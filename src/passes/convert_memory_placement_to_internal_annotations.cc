@@ -121,8 +121,9 @@ absl::StatusOr<bool> ConvertMemoryPlacementToInternalAnnotations::Run(
       InstructionBuilder::SetCustomCallTarget(call, std::string(target));
       call->set_sharding(instr->sharding());
       // Not printed (XLA does not copy it), but kept so that diagnostics can
-      // name the user's line.
+      // name the user's line; printed when asked (OffloadOptions).
       call->set_origin_from(*instr);
+      if (context_.options.print_annotation_metadata) call->set_metadata_from(*instr);
       instr->ReplaceAllUsesWith(call);
       comp->RemoveInstructionAndUnusedOperands(instr);
       changed = true;

@@ -39,6 +39,12 @@ struct OffloadOptions {
   // reached a device output (XLA stops before it), so that what the pipeline
   // would insert once the fault is fixed can be shown (`report`).
   bool apply_failing_walks = false;
+  // convert-memory-placement-to-internal-annotations prints each annotation's
+  // metadata on the MoveToHost / MoveToDevice it creates (XLA's pass does not
+  // copy it). For the Python package's partition step, whose round trip
+  // through XLA's partitioner keeps only what is printed: without it the
+  // user's line of an E1200's MoveToHost is lost on a partitioned module.
+  bool print_annotation_metadata = false;
 };
 
 // Where passes report: diagnostics and the levelled trace (XLA's VLOG levels

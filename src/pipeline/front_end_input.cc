@@ -31,6 +31,7 @@ PipelineResult RunPipelineOnFrontEndInput(Command command,
   options.output_paths = input.output_paths;
   options.input_paths = input.input_paths;
   options.locate_in_source = input.locate_in_source;
+  if (input.partition_failed) options.codes.disabled.push_back(DiagCode::kHO3017);
   if (!backend_given && input.backend.has_value()) {
     options.lint.backend = *input.backend;
   }

@@ -39,6 +39,10 @@ struct FrontEndInput {
   // (PipelineOptions::locate_in_source); false for HLO text that is the
   // file's own (a module the partitioner could not partition).
   bool locate_in_source = true;
+  // The front end ran XLA's SPMD partitioner on the input and it failed: the
+  // module is checked as written, and the front end's note says why, so
+  // HO3017, which would send the user to that partitioner, is not reported.
+  bool partition_failed = false;
   // PipelineOptions::output_paths / input_paths of the module.
   std::vector<std::string> output_paths;
   std::vector<std::string> input_paths;

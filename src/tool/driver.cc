@@ -297,7 +297,8 @@ int FrontEndUsageError(std::ostream& err, Command command,
 }
 
 // What the command line writes on standard error about a file the front end
-// read, before its diagnostics: the front end's notes, a note on where a
+// read, before its diagnostics: the front end's notes (not with check's
+// --format=xla, which is XLA's status alone), a note on where a
 // converted module's diagnostics are located (check, text and xla, when it
 // reports any), and the front end's errors (text; xla: their statuses).
 std::string FrontEndText(Command command, DiagnosticFormat format, bool several,
@@ -305,8 +306,11 @@ std::string FrontEndText(Command command, DiagnosticFormat format, bool several,
                          const FrontEndInput& input) {
   if (!result.read_error.empty() || input.parse_error.has_value()) return "";
   std::string out;
-  for (const std::string& note : input.notes) {
-    absl::StrAppend(&out, "hlo-offload: note: ", result.path, ": ", note, "\n");
+  // --format=xla is XLA's status alone: no notes.
+  if (format != DiagnosticFormat::kXla || command != Command::kCheck) {
+    for (const std::string& note : input.notes) {
+      absl::StrAppend(&out, "hlo-offload: note: ", result.path, ": ", note, "\n");
+    }
   }
   bool reported = false;
   for (const ModuleResult& module : result.modules) {
@@ -320,9 +324,9 @@ std::string FrontEndText(Command command, DiagnosticFormat format, bool several,
         &out, "hlo-offload: note: ", result.path,
         input.partitioned
             ? " was partitioned: a diagnostic is located at its line in your "
-              "program where the module's metadata says it (else in the file), "
-              "then at its line in the partitioned module, which lies past the "
-              "file's own lines\n"
+              "program where the module's metadata says it, then at its line in "
+              "the partitioned module (not this file's line: the partitioned "
+              "module is hlo_offload.check(pathlib.Path(FILE)).hlo_text)\n"
             : " is StableHLO: a diagnostic is located at its line in your program "
               "(or in the file), then at its line in the HLO module XLA compiles "
               "from it, which lies past the file's own lines\n");
