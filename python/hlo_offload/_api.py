@@ -879,8 +879,8 @@ def _partitioned(inp: _Input) -> _Input:
                f"XLA's SPMD partitioner could not partition it ({done.error})")
         notes.append(
             f"the module has {n} partitions and {why}: it was checked as written, as one "
-            f"partition (HO3017); the partitioner's per-device shapes and the collectives "
-            f"it inserts on host paths are not seen")
+            f"partition; the partitioner's per-device shapes and the collectives it inserts "
+            f"on host paths are not seen")
         if xi is not None:
             inp.global_shapes = True
             return inp

@@ -1,6 +1,8 @@
 // Partition facts of a module (analysis/partitions.h).
 #include "analysis/partitions.h"
 
+#include <optional>
+
 #include "absl/strings/numbers.h"
 #include "ir/opcode.h"
 
@@ -32,17 +34,28 @@ bool HeaderSaysScheduled(const Module& module) {
   return false;
 }
 
-// An entry parameter or the entry root with a sharding attribute.
+bool IsReplicated(const RawAttribute& sharding) {
+  return sharding.value == "{replicated}";
+}
+
+// An entry parameter or the entry root with a sharding attribute: the first
+// one that is not `{replicated}` (what the notes call sharded), else the
+// first one at all.
 const Instruction* ShardedEntryValue(const Module& module) {
   const Computation* entry = module.entry();
   if (entry == nullptr) return nullptr;
+  const Instruction* first = nullptr;
+  auto consider = [&](const Instruction* instr) {
+    std::optional<RawAttribute> sharding = instr->sharding();
+    if (!sharding.has_value()) return false;
+    if (first == nullptr) first = instr;
+    return !IsReplicated(*sharding);
+  };
   for (const Instruction* param : entry->parameters()) {
-    if (param->sharding().has_value()) return param;
+    if (consider(param)) return param;
   }
-  if (entry->root() != nullptr && entry->root()->sharding().has_value()) {
-    return entry->root();
-  }
-  return nullptr;
+  if (entry->root() != nullptr && consider(entry->root())) return entry->root();
+  return first;
 }
 
 // Whether a live instruction is a partition-id or a collective.

@@ -36,7 +36,8 @@ int64_t NumPartitions(const Module& module);
 // they occur only inside shard_map regions, which the custom-calls bound).
 // nullptr when nothing says so (a module already partitioned, or one without
 // shardings). The entry's parameter is preferred to the custom-call when both
-// are there, as the one a user set.
+// are there, as the one a user set, and among them one that is not
+// `{replicated}`.
 const Instruction* FirstUnpartitionedSharding(const Module& module);
 
 }  // namespace hloff

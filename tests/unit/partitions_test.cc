@@ -33,6 +33,19 @@ TEST(PartitionsTest, ShardedEntryParameter) {
   EXPECT_EQ(FirstName(kShardedParameter), "p");
 }
 
+TEST(PartitionsTest, AShardedParameterBeforeAReplicatedOne) {
+  EXPECT_EQ(FirstName(R"(
+HloModule m, num_partitions=4
+
+ENTRY e {
+  w = f32[16,8]{1,0} parameter(0), sharding={replicated}
+  x = f32[16,8]{1,0} parameter(1), sharding={devices=[4,1]<=[4]}
+  ROOT a = f32[16,8]{1,0} add(w, x)
+}
+)"),
+            "x");
+}
+
 TEST(PartitionsTest, ShardingCustomCallWithoutEntryShardings) {
   EXPECT_EQ(FirstName(R"(
 HloModule m, num_partitions=4

@@ -161,8 +161,9 @@ def _libtpu_0052():
     return _xla.installed("tpu") and versions.get("libtpu", "").startswith("0.0.52")
 
 
-@pytest.mark.skipif(not _libtpu_0052(), reason="needs libtpu 0.0.52 (the suite's XLA), "
-                    "installed for hlo_offload._xla (hlo-offload install-xla tpu)")
+@pytest.mark.skipif(not _libtpu_0052(), reason="needs libtpu 0.0.52 (the suite's XLA): the "
+                    "Python 3.13 environment with HLO_OFFLOAD_XLA_PKGS set (README, "
+                    "'Supported JAX and XLA versions')")
 def test_live_check_and_report_with_xla():
     name = "a_minimal_offloaded_8"
     text = ms.module_text(name)
@@ -240,8 +241,9 @@ def test_console_report_is_per_device_as_report(tmp_path):
         assert 0 < rep.to_json()["host_bytes_in"] < written["host_bytes_in"]
 
 
-@pytest.mark.skipif(not _libtpu_0052(), reason="needs libtpu 0.0.52 (the suite's XLA), "
-                    "installed for hlo_offload._xla (hlo-offload install-xla tpu)")
+@pytest.mark.skipif(not _libtpu_0052(), reason="needs libtpu 0.0.52 (the suite's XLA): the "
+                    "Python 3.13 environment with HLO_OFFLOAD_XLA_PKGS set (README, "
+                    "'Supported JAX and XLA versions')")
 def test_console_report_with_xla(tmp_path):
     name = "d_param_host_offload_8"
     path = tmp_path / f"{name}.hlo"
