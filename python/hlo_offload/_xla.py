@@ -838,20 +838,23 @@ def _space_bytes(shape: str, space: int, tiles: bool) -> int:
     return _core.shape_bytes_by_memory_space(shape, tiles).get(space, 0)
 
 
-def _top_level_elements(shape: str) -> int:
-    """Elements of a tuple shape's top level (0 for an array)."""
+def _top_level(shape: str) -> List[str]:
+    """The top-level elements of a tuple shape's text (`(a, (b, c))` -> ["a", "(b, c)"]);
+    [] for an array or an empty tuple."""
     text = shape.strip()
-    if not text.startswith("("):
-        return 0
-    depth, count = 0, 1
-    for ch in text[1:-1]:
+    if not text.startswith("(") or not text[1:-1].strip():
+        return []
+    out, depth, start = [], 0, 1
+    for i, ch in enumerate(text[1:-1], start=1):
         if ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth -= 1
         elif ch == "," and depth == 0:
-            count += 1
-    return count if text[1:-1].strip() else 0
+            out.append(text[start:i].strip())
+            start = i + 1
+    out.append(text[start:-1].strip())
+    return out
 
 
 def memory_figures(verdict: XlaVerdict, ours: Dict[str, int]) -> List[MemoryFigure]:
@@ -878,15 +881,17 @@ def memory_figures(verdict: XlaVerdict, ours: Dict[str, int]) -> List[MemoryFigu
             why.append("XLA's fusion, rematerialization and scheduling decide it; the "
                        "checker does not predict it")
         elif where[0] == "temp":
-            tiled = sum(_space_bytes(b["shape"], 5, True) for b in temp_buffers)
-            dense = sum(_space_bytes(b["shape"], 5, False) for b in temp_buffers)
+            tiled = dense = 0
+            kinds: Dict[str, List[int]] = {}  # opcode -> [buffers, bytes without tiles]
+            for b in temp_buffers:
+                b_dense = _space_bytes(b["shape"], 5, False)
+                tiled += _space_bytes(b["shape"], 5, True)
+                dense += b_dense
+                k = kinds.setdefault(b["opcode"], [0, 0])
+                k[0] += 1
+                k[1] += b_dense
             explained = tiled
             if temp_buffers:
-                kinds: Dict[str, List[int]] = {}
-                for b in temp_buffers:
-                    k = kinds.setdefault(b["opcode"], [0, 0])
-                    k[0] += 1
-                    k[1] += _space_bytes(b["shape"], 5, False)
                 listed = ", ".join(
                     f"{n} {_HOST_BUFFER_KINDS.get(op, op[1:].lower())} of {b} bytes"
                     for op, (n, b) in kinds.items())
@@ -913,7 +918,7 @@ def memory_figures(verdict: XlaVerdict, ours: Dict[str, int]) -> List[MemoryFigu
                 if tiled != dense:
                     why.append(f"{tiled - dense} bytes of TPU tile padding in XLA's "
                                "layouts")
-            elements = _top_level_elements(shape) if where[0] == "result" else 0
+            elements = len(_top_level(shape)) if where[0] == "result" else 0
             if where[1] == 0 and elements and 0 < xla - tiled <= 8 * elements + 512:
                 why.append(f"{xla - tiled} bytes for the output tuple's own table of "
                            f"{elements} element addresses")

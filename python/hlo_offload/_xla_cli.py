@@ -138,15 +138,9 @@ def run_with_xla(command, argv, backend: str, topology) -> int:
 def _check(argv, backend, topology, fmt) -> int:
     from . import _xla
     from ._types import Diagnostic
-    first = _self_command(argv, capture=(fmt == "json"))
-    if first.returncode not in (0, 1):
-        if fmt == "json" and first.stdout:
-            sys.stdout.buffer.write(first.stdout)
-        return first.returncode
-    doc = _json_document(argv, first, fmt)
+    doc, status = _first_run(argv, fmt, (0, 1), "result")
     if doc is None:
-        sys.stderr.write("hlo-offload: error: --xla: no JSON result to compare with\n")
-        return USAGE_EXIT
+        return status
     platform = _option(argv, ("--platform",))
     status = 0
     lines = []
@@ -169,9 +163,15 @@ def _check(argv, backend, topology, fmt) -> int:
     return status
 
 
-def _json_document(argv, first, fmt):
-    """The run's JSON document: `first`'s output with --format=json, else the same command
-    line run again with it; None when there is none."""
+def _first_run(argv, fmt, passing, what):
+    """The run without --xla (its output as without the option) and its JSON document:
+    (document, 0), or (None, the exit status) when the run ended otherwise than with a
+    `passing` status (its JSON output, if any, written) or gave no JSON `what`."""
+    first = _self_command(argv, capture=(fmt == "json"))
+    if first.returncode not in passing:
+        if fmt == "json" and first.stdout:
+            sys.stdout.buffer.write(first.stdout)
+        return None, first.returncode
     if fmt == "json":
         doc_bytes = first.stdout
     else:
@@ -179,22 +179,17 @@ def _json_document(argv, first, fmt):
                                     *_without_format(argv), "--format=json"],
                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
     try:
-        return json.loads(doc_bytes)
+        return json.loads(doc_bytes), 0
     except ValueError:
-        return None
+        sys.stderr.write(f"hlo-offload: error: --xla: no JSON {what} to compare with\n")
+        return None, USAGE_EXIT
 
 
 def _report(argv, backend, topology, fmt) -> int:
     from . import _xla
-    first = _self_command(argv, capture=(fmt == "json"))
-    if first.returncode != 0:
-        if fmt == "json" and first.stdout:
-            sys.stdout.buffer.write(first.stdout)
-        return first.returncode
-    doc = _json_document(argv, first, fmt)
+    doc, status = _first_run(argv, fmt, (0,), "report")
     if doc is None:
-        sys.stderr.write("hlo-offload: error: --xla: no JSON report to compare with\n")
-        return USAGE_EXIT
+        return status
     platform = _option(argv, ("--platform",))
     status = 0
     lines = []

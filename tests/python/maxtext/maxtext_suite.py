@@ -25,23 +25,6 @@ def partitions(text: str) -> int:
     return _partition.num_partitions(text)
 
 
-def split_top_level(shape: str) -> list:
-    """The top-level elements of a tuple shape's text."""
-    text = shape.strip()
-    assert text.startswith("(") and text.endswith(")"), text[:80]
-    out, depth, start = [], 0, 1
-    for i, ch in enumerate(text[1:-1], start=1):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append(text[start:i])
-            start = i + 1
-    out.append(text[start:-1])
-    return out
-
-
 def entry_spaces(text: str):
     """(memory space of each entry parameter, of each entry output) of the module's
     entry computation layout: 5 for a leaf in host memory, else 0."""
@@ -49,7 +32,7 @@ def entry_spaces(text: str):
 
     def spaces(shape):
         return [5 if _core.shape_bytes_by_memory_space(e).get(5) else 0
-                for e in split_top_level(shape)]
+                for e in _xla._top_level(shape)]
     return spaces(params), spaces(result)
 
 
