@@ -14,6 +14,7 @@ NB_MODULE(_core, m) {
   m.doc() =
       "The C++ core of hlo_offload (pipeline/pipeline.h). Use the functions of "
       "the hlo_offload package; this module's interface may change.";
+  BindChoices(m);
   BindOptions(m);
   BindFrontEndInput(m);
   BindRun(m);

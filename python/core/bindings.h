@@ -3,11 +3,13 @@
 // turn the core's results into Python objects, and the function of each
 // part that adds its names to the module. python/_core.cc calls the
 // functions in order; each part is one topic:
+//   choices.cc       the named choices of pipeline/choices.h as enums
 //   options.cc       OffloadOptions, LintOptions, PipelineOptions
 //   command_line.cc  FrontEndInput and run_command_line (the console command)
 //   run.cc           Outcome, run, parse_error
 //   render.cc        the renderers of outcomes and check's summary line
-//   codes.cc         diagnostic codes, passes, XLA versions, the version
+//   codes.cc         diagnostic codes and severities (diag/codes.def) as
+//                    enums, passes, XLA versions, the version
 //   text.cc          byte sizes, shapes and the entry layout of HLO text
 //
 // Every call that works on a module releases the GIL. A file is read by the
@@ -25,20 +27,84 @@
 
 #include <nanobind/nanobind.h>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "diag/diagnostic.h"
 #include "ir/hlo.h"
 #include "ir/text_buffer.h"
+#include "pipeline/choices.h"
 #include "pipeline/pipeline.h"
 
 namespace hloff {
 namespace python {
 
 namespace nb = nanobind;
+
+// One named choice of pipeline/choices.h, as the bindings use it: its table
+// of names (aliases after the name they stand for) and its parse. Every
+// spelling, enum member and list of names the module gives comes from it.
+template <typename T>
+struct Choice {
+  // What the choice is, as error messages name it ("fix strategy").
+  const char* what;
+  const std::vector<std::string>& (*names)();
+  std::optional<T> (*parse)(absl::string_view);
+
+  // The names that are not aliases: the first name of each value.
+  std::vector<std::string> Canonical() const {
+    std::vector<std::string> out;
+    std::vector<T> seen;
+    for (const std::string& name : names()) {
+      T value = *parse(name);
+      if (std::find(seen.begin(), seen.end(), value) != seen.end()) continue;
+      seen.push_back(value);
+      out.push_back(name);
+    }
+    return out;
+  }
+  // The name of `value` ("host-output").
+  std::string Spelling(T value) const {
+    for (const std::string& name : names()) {
+      if (parse(name) == value) return name;
+    }
+    return std::string();
+  }
+  // The value `name` spells; ValueError naming the choice and its names
+  // ("unknown fix strategy 'x' (host-output or move-to-device)").
+  T Parse(const std::string& name) const {
+    if (std::optional<T> value = parse(name)) return *value;
+    std::vector<std::string> canonical = Canonical();
+    std::string alternatives = canonical.back();
+    if (canonical.size() > 1) {
+      canonical.pop_back();
+      alternatives = absl::StrJoin(canonical, ", ") + " or " + alternatives;
+    }
+    throw nb::value_error(
+        ("unknown " + std::string(what) + " '" + name + "' (" + alternatives + ")")
+            .c_str());
+  }
+};
+
+inline constexpr Choice<PassPipeline> kPipelineChoice{
+    "pipeline", PassPipelineNames, ParsePassPipeline};
+inline constexpr Choice<DiagnosticFormat> kDiagnosticFormatChoice{
+    "format", DiagnosticFormatNames, ParseDiagnosticFormat};
+inline constexpr Choice<ReportFormat> kReportFormatChoice{
+    "report format", ReportFormatNames, ParseReportFormat};
+inline constexpr Choice<FixStrategy> kFixStrategyChoice{
+    "fix strategy", FixStrategyNames, ParseFixStrategy};
+inline constexpr Choice<TargetBackend> kBackendChoice{
+    "backend", TargetBackendNames, ParseTargetBackend};
+
+// "error", "warning", "note", as diagnostics name a severity.
+absl::string_view SeveritySpelling(Severity severity);
 
 // Bytes as a Python bytes object (one copy, into Python's memory).
 inline nb::bytes ToBytes(absl::string_view text) {
@@ -93,6 +159,7 @@ void RequireLive(const Outcome& o);
 std::vector<const PipelineResult*> Results(const std::vector<Outcome*>& outcomes);
 
 // The parts of the module, in the order python/_core.cc adds them.
+void BindChoices(nb::module_& m);
 void BindOptions(nb::module_& m);
 void BindFrontEndInput(nb::module_& m);
 void BindRun(nb::module_& m);

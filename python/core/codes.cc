@@ -1,7 +1,9 @@
 // The core's tables: the diagnostic codes (diag/codes.def) with their
 // pages and the code lists of --disable / --enable, the registered passes
 // and the default pipeline, the XLA versions whose verdicts are known, and
-// the version of the project.
+// the version of the project. The codes and their severities are also the
+// enums Code (a member per code of codes.def, in its order: Code.E1200) and
+// Severity, for the Python package to name them without spelling them.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -13,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/string_view.h"
 #include "core/bindings.h"
 #include "diag/code_selection.h"
@@ -26,7 +29,66 @@ namespace python {
 
 using namespace nb::literals;
 
+namespace {
+
+struct NamedSeverity {
+  absl::string_view name;
+  Severity severity;
+};
+
+// Each severity and its word, in the order of diag/diagnostic.h.
+constexpr NamedSeverity kSeverities[] = {
+    {"error", Severity::kError},
+    {"warning", Severity::kWarning},
+    {"note", Severity::kNote},
+};
+
+}  // namespace
+
+absl::string_view SeveritySpelling(Severity severity) {
+  for (const NamedSeverity& named : kSeverities) {
+    if (named.severity == severity) return named.name;
+  }
+  return "";
+}
+
 void BindCodes(nb::module_& m) {
+  nb::enum_<Severity> severities(
+      m, "Severity",
+      "How bad a diagnostic is: an error (check exits with status 1), a warning or "
+      "a note.");
+  for (const NamedSeverity& named : kSeverities) {
+    severities.value(absl::AsciiStrToUpper(named.name).c_str(), named.severity);
+  }
+  severities.def_prop_ro(
+      "spelling", [](Severity s) { return std::string(SeveritySpelling(s)); },
+      "The word diagnostics use for it ('warning').");
+
+  nb::enum_<DiagCode> codes(
+      m, "Code",
+      "The diagnostic codes (diag/codes.def), in its order: XLA's own (E####) and "
+      "the project's (HO####).");
+  for (DiagCode code : AllDiagCodes()) {
+    codes.value(std::string(DiagCodeString(code)).c_str(), code,
+                std::string(DiagCodeSummary(code)).c_str());
+  }
+  codes
+      .def_prop_ro(
+          "spelling", [](DiagCode c) { return std::string(DiagCodeString(c)); },
+          "The code as diagnostics show it ('E1200').")
+      .def_prop_ro(
+          "title", [](DiagCode c) { return std::string(DiagCodeName(c)); },
+          "The code's name ('CompileTimeHostOffloadOutputLocationMismatch').")
+      .def_prop_ro("severity", &DiagCodeSeverity, "The severity it is reported with.")
+      .def_prop_ro(
+          "summary", [](DiagCode c) { return std::string(DiagCodeSummary(c)); },
+          "What it means, in one line.")
+      .def_prop_ro("help_uri", &DiagCodeHelpUri,
+                   "Its documentation page: XLA's for E####, the project's for HO####.")
+      .def_static(
+          "parse", [](const std::string& text) { return ParseDiagCode(text); }, "text"_a,
+                  "The code `text` spells (case-insensitive), or None.");
+
   m.def("explain",
         [](const std::string& code) -> std::optional<std::string> {
           auto parsed = ParseDiagCode(code);
@@ -38,12 +100,9 @@ void BindCodes(nb::module_& m) {
         [] {
           std::vector<std::tuple<std::string, std::string, std::string, std::string>> out;
           for (DiagCode c : AllDiagCodes()) {
-            Severity s = DiagCodeSeverity(c);
             out.emplace_back(std::string(DiagCodeString(c)),
                              std::string(DiagCodeName(c)),
-                             s == Severity::kError     ? "error"
-                             : s == Severity::kWarning ? "warning"
-                                                       : "note",
+                             std::string(SeveritySpelling(DiagCodeSeverity(c))),
                              std::string(DiagCodeSummary(c)));
           }
           return out;

@@ -86,24 +86,14 @@ void BindFrontEndInput(nb::module_& m) {
           "backend",
           [](const FrontEndInput& input) -> std::optional<std::string> {
             if (!input.backend) return std::nullopt;
-            switch (*input.backend) {
-              case TargetBackend::kTpu: return std::string("tpu");
-              case TargetBackend::kGpu: return std::string("gpu");
-              case TargetBackend::kAny: return std::string("any");
-            }
-            return std::nullopt;
+            return kBackendChoice.Spelling(*input.backend);
           },
           [](FrontEndInput& input, std::optional<std::string> name) {
             if (!name) {
               input.backend = std::nullopt;
               return;
             }
-            auto backend = ParseTargetBackend(*name);
-            if (!backend) {
-              throw nb::value_error(
-                  ("unknown backend '" + *name + "' (tpu, gpu or any)").c_str());
-            }
-            input.backend = *backend;
+            input.backend = kBackendChoice.Parse(*name);
           },
           nb::arg("name").none(),
           "What the file was made for (--backend unless given): tpu, gpu, any "

@@ -1,8 +1,8 @@
 // The options of run(): OffloadOptions (the passes' options that mirror
 // XLA's debug flags), LintOptions and PipelineOptions, bound as they are,
 // with the package's defaults. A named choice (the pipeline, the fix
-// strategy, the backend) is set by its name and read back as it; an
-// unknown name raises ValueError.
+// strategy, the backend) is set by its name and read back as it (its
+// spelling in pipeline/choices.h); an unknown name raises ValueError.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -45,23 +45,6 @@ PipelineOptions PackageOptions() {
   options.print_to_string = true;
   options.keep_modules = false;
   return options;
-}
-
-const char* PipelineName(PassPipeline pipeline) {
-  return pipeline == PassPipeline::kOffload ? "offload" : "xla";
-}
-
-const char* BackendName(TargetBackend backend) {
-  switch (backend) {
-    case TargetBackend::kTpu: return "tpu";
-    case TargetBackend::kGpu: return "gpu";
-    case TargetBackend::kAny: return "any";
-  }
-  return "any";
-}
-
-const char* StrategyName(FixStrategy strategy) {
-  return strategy == FixStrategy::kMoveToDevice ? "move-to-device" : "host-output";
 }
 
 // The codes ignore= (--disable) and select= (--enable) name, as
@@ -115,14 +98,10 @@ void BindOptions(nb::module_& m) {
               nb::arg("bytes").none(),
               "HO3012's budget in bytes (--pinned-host-budget); None: not checked.")
       .def_prop_rw(
-          "backend", [](const LintOptions& o) { return std::string(BackendName(o.backend)); },
+          "backend",
+          [](const LintOptions& o) { return kBackendChoice.Spelling(o.backend); },
           [](LintOptions& o, const std::string& name) {
-            std::optional<TargetBackend> backend = ParseTargetBackend(name);
-            if (!backend) {
-              throw nb::value_error(
-                  ("unknown backend '" + name + "' (tpu, gpu or any)").c_str());
-            }
-            o.backend = *backend;
+            o.backend = kBackendChoice.Parse(name);
           },
           "The backend compiled for (--backend): tpu, gpu (cuda, rocm) or any.");
 
@@ -140,14 +119,9 @@ void BindOptions(nb::module_& m) {
               "opt's passes (--passes); empty: those of the pipeline.")
       .def_prop_rw(
           "pipeline",
-          [](const PipelineOptions& o) { return std::string(PipelineName(o.pipeline)); },
+          [](const PipelineOptions& o) { return kPipelineChoice.Spelling(o.pipeline); },
           [](PipelineOptions& o, const std::string& name) {
-            std::optional<PassPipeline> pipeline = ParsePassPipeline(name);
-            if (!pipeline) {
-              throw nb::value_error(
-                  ("unknown pipeline '" + name + "' (xla or offload)").c_str());
-            }
-            o.pipeline = *pipeline;
+            o.pipeline = kPipelineChoice.Parse(name);
           },
           "--pipeline: xla or offload.")
       .def_prop_rw(
@@ -181,15 +155,11 @@ void BindOptions(nb::module_& m) {
               "The offloader's trace level (--trace=N); 0: none.")
       .def_prop_rw(
           "fix_strategy",
-          [](const PipelineOptions& o) { return std::string(StrategyName(o.fix_strategy)); },
+          [](const PipelineOptions& o) {
+            return kFixStrategyChoice.Spelling(o.fix_strategy);
+          },
           [](PipelineOptions& o, const std::string& name) {
-            std::optional<FixStrategy> strategy = ParseFixStrategy(name);
-            if (!strategy) {
-              throw nb::value_error(("unknown fix strategy '" + name +
-                                     "' (host-output or move-to-device)")
-                                        .c_str());
-            }
-            o.fix_strategy = *strategy;
+            o.fix_strategy = kFixStrategyChoice.Parse(name);
           },
           "fix's strategy (--strategy): host-output or move-to-device.")
       .def_rw("report_max_nodes", &PipelineOptions::report_max_nodes,

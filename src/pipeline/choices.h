@@ -1,9 +1,10 @@
 // The named choices of the command line and the Python module, each spelled
 // in one place: the pass pipeline (`--pipeline`), the diagnostic and report
 // formats (`--format` of check and of report), the fix strategy
-// (`--strategy`) and the target backend (`--backend`). For each, the names
+// (`--strategy`) and the target backend (`--backend`); and the range of
+// report's `--max-nodes`. For each choice, the names
 // it accepts, in the order the help lists them, and the parse of one name;
-// tool/ checks its flags against these names and python/_core.cc parses with
+// tool/ checks its flags against these names and python/core/ parses with
 // these functions, so a name is added or renamed here alone. (The enums of
 // the fix strategy and the backend belong to the layers that act on them,
 // passes/ and lints/; their spellings are the front ends' business and live
@@ -11,6 +12,7 @@
 #ifndef HLO_OFFLOAD_PIPELINE_CHOICES_H_
 #define HLO_OFFLOAD_PIPELINE_CHOICES_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,6 +65,12 @@ absl::string_view FixStrategyName(FixStrategy strategy);
 const std::vector<std::string>& TargetBackendNames();
 // The backend of one of TargetBackendNames(); nullopt for anything else.
 std::optional<TargetBackend> ParseTargetBackend(absl::string_view name);
+
+// `--max-nodes` of report (PipelineOptions::report_max_nodes): the most
+// path instructions the picture draws, from kMinReportMaxNodes to
+// kMaxReportMaxNodes (2^30).
+inline constexpr int64_t kMinReportMaxNodes = 1;
+inline constexpr int64_t kMaxReportMaxNodes = int64_t{1} << 30;
 
 }  // namespace hloff
 
