@@ -305,16 +305,16 @@ def _convert(file: str, split_input: bool, platform: Optional[str],
     located parse error, or an error reported as a file that cannot be read). With
     `partition` (check, report), a module with several partitions is the one XLA's SPMD
     partitioner gives (docs/SHARDED.md), with a note saying so."""
-    from . import _api, _core
+    from . import _core, _inputs, _runner
     from ._types import ParseError
     converted = _core.FrontEndInput()
     try:
         with open(file, "rb") as f:
             data = f.read()
-        inp = _api._from_stablehlo(data, platform, file, file=file,
+        inp = _inputs.from_stablehlo(data, platform, file, file=file,
                                    split_input_file=split_input)
         if partition:
-            inp = _api._partitioned(inp)
+            inp = _inputs.partitioned(inp)
         xla = inp.xla
     except ImportError as e:
         converted.error = f"{file}: {e}"
@@ -331,10 +331,10 @@ def _convert(file: str, split_input: bool, platform: Optional[str],
     converted.output_paths = list(xla.output_paths)
     converted.input_paths = list(xla.input_paths)
     # The platform lowered for is the backend compiled for (`--backend` unless given).
-    converted.backend = _api._BACKEND_OF_PLATFORM.get(xla.platform, "any")
+    converted.backend = _runner._BACKEND_OF_PLATFORM.get(xla.platform, "any")
     converted.notes = list(xla.notes)
     converted.partition_failed = inp.global_shapes
-    for d in _api.front_end_diagnostics(xla, file):
+    for d in _runner.front_end_diagnostics(xla, file):
         converted.add_error(d.code, d.message, [n.message for n in d.notes],
                             warning=not d.is_error)
     return converted
@@ -361,7 +361,7 @@ def _partitioned_file(file: str) -> "_core.FrontEndInput":
     """An HLO file of several partitions for the command line: the module as XLA's SPMD
     partitioner gives it, with a note saying so; the module as written with a note saying
     why where the partitioner cannot run."""
-    from . import _api, _core
+    from . import _core, _inputs, _runner
     converted = _core.FrontEndInput()
     try:
         with open(file, "rb") as fh:
@@ -369,7 +369,7 @@ def _partitioned_file(file: str) -> "_core.FrontEndInput":
     except OSError as e:
         converted.error = f"{file}: {e.strerror or e}"
         return converted
-    inp = _api._partitioned(_api._Input(text=data, file=None, path=file))
+    inp = _inputs.partitioned(_inputs.Input(text=data, file=None, path=file))
     text = inp.text
     converted.text = text if isinstance(text, str) else bytes(text).decode("utf-8", "replace")
     converted.notes = [n.replace("; line numbers are the partitioned module's "

@@ -21,12 +21,14 @@ from __future__ import annotations
 import functools
 import threading
 import warnings
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, TypeVar
 
 if TYPE_CHECKING:
     from ._types import Result
 
 __all__ = ["guard", "OffloadCheckError", "OffloadCheckWarning"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 _ACCELERATORS = ("tpu", "cuda", "rocm")
 
@@ -49,8 +51,10 @@ class OffloadCheckWarning(UserWarning):
 
 
 _lock = threading.Lock()
-_active: list = []          # the guards entered, innermost last
-_original = None            # JAX's _pjit_lower while the hook is in place
+_active: List["guard"] = []  # the guards entered, innermost last
+# JAX's _pjit_lower while the hook is in place (jax is not typed here: its functions and
+# lowerings are Any).
+_original: Optional[Callable[..., Any]] = None
 _local = threading.local()  # re-entry: the guard's own lowering for the accelerator
 
 
@@ -70,8 +74,9 @@ def _uninstall() -> None:
         _original = None
 
 
-def _hooked(jaxpr, *args, **kwargs):
+def _hooked(jaxpr: Any, *args: Any, **kwargs: Any) -> Any:
     original = _original
+    assert original is not None  # the hook is in place only with it
     computation = original(jaxpr, *args, **kwargs)
     if getattr(_local, "busy", False):
         return computation
@@ -101,9 +106,12 @@ class guard:
         "rocm": a lowering JAX made for another platform (the CPU) is lowered once more
         for it.
     check_kwargs: what `check` takes besides the source (lints, pinned_host_budget,
-        xla_flags, pipeline, partition, ...). A sharded program (several partitions) is
-        checked as XLA's SPMD partitioner gives it, as check() does (partition=False
-        checks it as written).
+        xla_flags, pipeline, ignore, select, partition, backend, xla, xla_topology,
+        xla_version), with the same meaning: each lowering runs through the runner that
+        check() uses. A sharded program (several partitions) is checked as XLA's SPMD
+        partitioner gives it (partition=False checks it as written); with xla="tpu", XLA
+        compiles it too and its verdict decides. TypeError for an option check() does not
+        take.
     `results` lists (name, Result) of every lowering checked; `checked` counts them.
     Guards nest (the innermost one checks); one guard may be entered again.
     """
@@ -119,16 +127,20 @@ class guard:
                              f"not {platform!r}: the CPU drops the offload annotations")
         self.on_error = on_error
         self.platform = platform
-        self.partition = bool(check_kwargs.pop("partition", True))
+        from ._runner import Options
+        try:
+            self.options = Options(**check_kwargs)
+        except TypeError as e:
+            raise TypeError(f"guard() takes check()'s options: {e}") from None
         self.check_kwargs = check_kwargs
-        self.results: list = []
+        self.results: List[Tuple[str, "Result"]] = []
         self._depth = 0
 
     @property
     def checked(self) -> int:
         return len(self.results)
 
-    def __enter__(self):
+    def __enter__(self) -> "guard":
         from ._jax import _import_jax
         _import_jax()
         with _lock:
@@ -137,7 +149,7 @@ class guard:
             _install()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         with _lock:
             # The innermost entry of this guard goes (entries leave in reverse order).
             for i in range(len(_active) - 1, -1, -1):
@@ -148,16 +160,17 @@ class guard:
             if not _active:
                 _uninstall()
 
-    def __call__(self, fn):
+    def __call__(self, fn: _F) -> _F:
         @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
             with self:
                 return fn(*args, **kwargs)
-        return wrapper
+        return wrapper  # type: ignore[return-value]  # functools.wraps keeps fn's signature
 
     # -- checking ------------------------------------------------------------------------
 
-    def _check_lowering(self, original, computation, jaxpr, args, kwargs) -> None:
+    def _check_lowering(self, original: Callable[..., Any], computation: Any, jaxpr: Any,
+                        args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> None:
         name = args[6] if len(args) > 6 else kwargs.get("name", "f")
         result = self._check(original, computation, jaxpr, args, kwargs, name)
         self.results.append((name, result))
@@ -169,9 +182,11 @@ class guard:
             f"hlo-offload: jit({name}) would not compile on the accelerator:\n{result}"),
             stacklevel=2)
 
-    def _check(self, original, computation, jaxpr, args, kwargs, name):
-        from . import _api
+    def _check(self, original: Callable[..., Any], computation: Any, jaxpr: Any,
+               args: Tuple[Any, ...], kwargs: Dict[str, Any], name: str) -> "Result":
+        from ._inputs import Input
         from ._jax import _convert
+        from ._runner import run
         from jax._src.interpreters import mlir
         platforms = tuple(getattr(computation, "_platforms", None) or ())
         if platforms != (self.platform,):
@@ -187,15 +202,5 @@ class guard:
         tuple_args = bool(dispatch.should_tuple_args(len(in_avals), self.platform))
         xla = _convert(module, platform=self.platform, tuple_args=tuple_args,
                        out_tree=None, notes=[])
-        inp = _api._Input(text=xla.hlo_text, file=None, path=f"<jit_{name}>", xla=xla)
-        if self.partition:
-            inp = _api._partitioned(inp)
-        run_args = _api._run_args(inp, **self.check_kwargs)
-        outcome = _api._run("check", inp, run_args)
-        try:
-            modules = outcome.modules()
-            _api._raise_parse_error(modules)
-            return _api._result(outcome, inp, modules)
-        except BaseException:
-            outcome.release()
-            raise
+        inp = Input(text=xla.hlo_text, file=None, path=f"<jit_{name}>", xla=xla)
+        return run("check", inp, options=self.options)

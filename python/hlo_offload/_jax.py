@@ -185,23 +185,29 @@ def _import_jax():
 _EXCLUDED = False
 
 
-def _types():
-    """hlo_offload._types (ParseError and its makers), also when this file is loaded on
-    its own, as docs/JAX.md does: then from the file beside it (it imports nothing but
-    the standard library)."""
-    try:
-        from . import _types as types
-    except ImportError:
-        import importlib.util
-        import sys
-        types = sys.modules.get("_hlo_offload_types")
-        if types is None:
-            spec = importlib.util.spec_from_file_location(
-                "_hlo_offload_types", os.path.join(os.path.dirname(__file__), "_types.py"))
-            types = importlib.util.module_from_spec(spec)
-            sys.modules["_hlo_offload_types"] = types
-            spec.loader.exec_module(types)
-    return types
+def _sibling(name: str) -> Any:
+    """The package's module `name` (_types: ParseError and its makers; _sources: what a
+    source is), also when this file is loaded on its own, as docs/JAX.md does: then
+    from the file beside it (both import nothing but the standard library)."""
+    import importlib
+    import importlib.util
+    import sys
+    if __package__:
+        return importlib.import_module(f"{__package__}.{name}")
+    module = sys.modules.get(f"_hlo_offload{name}")
+    if module is None:
+        spec = importlib.util.spec_from_file_location(
+            f"_hlo_offload{name}", os.path.join(os.path.dirname(__file__), f"{name}.py"))
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[f"_hlo_offload{name}"] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+def _types() -> Any:
+    """hlo_offload._types, also when this file is loaded on its own (_sibling)."""
+    return _sibling("_types")
 
 
 # ---------------------------------------------------------------------------------------
@@ -431,11 +437,8 @@ def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
     contradicts a Lowered's, or a module jaxlib cannot convert.
     """
     jax, _, _, _, _ = _import_jax()
-    try:
-        from ._api import _arguments_error, _source_error
-    except ImportError:  # this file loaded on its own, without the package
-        _arguments_error = _source_error = lambda *a: None  # type: ignore[assignment]
-    error = _source_error(source, args, kwargs, "from_jax")
+    sources = _sibling("_sources")
+    error = sources.source_error(source, args, kwargs, "from_jax")
     if error is not None:  # an array, a Compiled, jax.pmap or jax.vmap, a plain function
         raise error
     stages = jax.stages
@@ -476,7 +479,7 @@ def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
             try:
                 traced = source.trace(*args, **kwargs)
             except TypeError as e:
-                error = _arguments_error(source, args, kwargs)
+                error = sources.arguments_error(source, args, kwargs)
                 if error is None:
                     raise
                 raise error from e

@@ -14,7 +14,7 @@ import enum
 import html
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 __all__ = [
     "Severity",
@@ -379,16 +379,13 @@ class Result:
         self.xla_memory: List[Any] = []
         self._xla_comparison: Any = None
 
-    def _attach_xla(self, verdict: Any,
-                    ours_memory: Optional[Dict[str, int]] = None) -> None:
-        """Puts XLA's verdict beside ours (hlo_offload._xla.compare): marks each error and
-        host-compute warning confirmed or not, and lets XLA's verdict decide; with
-        `ours_memory` (the report's per-device bytes), XLA's memory analysis beside them
-        (`xla_memory`)."""
-        from ._xla import compare
+    def _attach_xla(self, verdict: Any, comparison: Any) -> None:
+        """Puts XLA's verdict beside ours, as `comparison` (hlo_offload._xla.compare of
+        this result's diagnostics) has it: marks each error and host-compute warning
+        confirmed or not, and lets XLA's verdict decide; `xla_memory` is XLA's memory
+        analysis beside the report's per-device bytes."""
         diagnostics = self.diagnostics
         assert self._json is not None  # made with the diagnostics
-        comparison = compare(diagnostics, verdict, ours_memory)
         self.xla_memory = list(comparison.memory)
         comparison.mark_json(diagnostics, [j for entry in self._json["files"]
                                            for j in entry.get("diagnostics", ())])
@@ -528,6 +525,8 @@ class Report:
         # analysis beside the report's per-device bytes (MemoryFigure each).
         self.xla: Any = None
         self.xla_memory: List[Any] = []
+        # The memory figures as lines of text (hlo_offload._xla.memory_text).
+        self.xla_lines: List[str] = []
 
     def _get(self, fmt: str) -> str:
         if fmt not in self._cache:
@@ -556,9 +555,8 @@ class Report:
         text = self._get("text")
         if self.xla is None:
             return text
-        from ._xla import memory_text
-        lines = [f"xla: {self.xla.headline()}"] + [f"xla: {line}" for line in
-                                                    memory_text(self.xla_memory)]
+        lines = [f"xla: {self.xla.headline()}"] + [f"xla: {line}"
+                                                    for line in self.xla_lines]
         return text + "\n" + "\n".join(lines) + "\n"
 
     def __repr__(self) -> str:

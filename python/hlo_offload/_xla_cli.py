@@ -217,34 +217,34 @@ def _memory_of_file(file, platform, argv):
     """The report's byte figures of FILE as check(xla=...) takes them, per device (None when
     the report fails or its figures are global: a sharded module with --no-partition, or
     one the partitioner could not handle)."""
-    from . import _api
+    from . import _inputs, _runner
     import pathlib
     partition = _NO_PARTITION not in argv
     try:
-        written = _api._resolve(pathlib.Path(file), (), {}, platform=platform, filename=None,
+        written = _inputs.resolve(pathlib.Path(file), (), {}, platform=platform, filename=None,
                                 split_input_file=False)
-        inp = _api._partitioned(written) if partition else written
+        inp = _inputs.partitioned(written) if partition else written
     except (OSError, ValueError, TypeError, ImportError):
         return None
-    if not _api._per_device(inp, written, partition):
+    if not _runner._per_device(inp, written, partition):
         return None
-    return _api._memory_of(inp, _api._run_args(inp))
+    return _runner._memory_of(inp, _runner._run_args(inp))
 
 
 def _verdict_of_file(file, backend, topology, platform):
     """XLA's verdict on one input file: StableHLO as it is, HLO text through XLA's parser."""
-    from . import _api, _xla
+    from . import _inputs, _runner, _xla
     with open(file, "rb") as fh:
         data = fh.read()
-    head = _api._decode_head(data)
-    if file.endswith(".mlir") or _api._looks_like_mlir(head):
-        inp = _api._from_stablehlo(data, platform, file, file=file)
-        return _api.xla_verdict(inp, backend, topology)
-    return _api.xla_verdict(_api._Input(text=data, file=None, path=file), backend, topology)
+    head = _inputs.decode_head(data)
+    if file.endswith(".mlir") or _inputs.looks_like_mlir(head):
+        inp = _inputs.from_stablehlo(data, platform, file, file=file)
+        return _runner.xla_verdict(inp, backend, topology)
+    return _runner.xla_verdict(_inputs.Input(text=data, file=None, path=file), backend, topology)
 
 
 def _fix(argv, backend, topology) -> int:
-    from . import _api
+    from . import _inputs, _runner
     out_path = _option(argv, ("-o", "--output"))
     in_place = "--in-place" in argv
     to_stdout = out_path in (None, "-") and not in_place
@@ -262,7 +262,7 @@ def _fix(argv, backend, topology) -> int:
         with open(target, "rb") as fh:
             fixed = fh.read()
     name = files[-1] if files else "<fix>"
-    verdict = _api.xla_verdict(_api._Input(text=fixed, file=None, path=name), backend,
+    verdict = _runner.xla_verdict(_inputs.Input(text=fixed, file=None, path=name), backend,
                                topology)
     if verdict.verdict:
         say = verdict.headline().replace("the module", "the fixed module", 1)

@@ -9,6 +9,12 @@ imports neither jax nor the extension.
     pytest --hlo-offload                      # fail a test whose jit has an error
     pytest --hlo-offload --hlo-offload-on-error=warn   # warn instead (the test goes on)
     pytest --hlo-offload --hlo-offload-platform=cuda
+    pytest --hlo-offload --hlo-offload-disable=HO3005 --hlo-offload-xla=tpu
+
+The options are check()'s and the console command's, by the same names
+(`--hlo-offload-disable` is `--disable` and ignore=, `--hlo-offload-no-partition` is
+`--no-partition` and partition=False, ...): every lowering runs through the runner that
+check() and the console command use, so the same options give the same answer.
 
 Each test's checks are in its report (section "hlo-offload"), and the terminal summary
 lists the tests whose programs have errors. A test marked
@@ -17,12 +23,45 @@ lists the tests whose programs have errors. A test marked
 
 from __future__ import annotations
 
+from typing import Any, Dict, Generator, List, Tuple
+
 import pytest
 
 _KEY = "hlo_offload_checked"
 
 
-def pytest_addoption(parser):
+# (option, check()'s keyword, help): the options that take a value, as the console
+# command names them.
+_CHECK_OPTIONS = (
+    ("disable", "ignore", "codes whose diagnostics are dropped (--disable; ignore=)"),
+    ("enable", "select", "the only warning and lint codes reported (--enable; select=)"),
+    ("pipeline", "pipeline", "xla (default) or offload (--pipeline; pipeline=)"),
+    ("backend", "backend", "whose compiler's limits are errors: tpu, gpu, any "
+                           "(--backend; backend=)"),
+    ("xla", "xla", "also compile each lowering with XLA's compile-only client for tpu or "
+                   "cuda; its verdict decides (--xla; xla=)"),
+    ("xla-topology", "xla_topology", "what --hlo-offload-xla compiles for (--xla-topology)"),
+    ("xla-version", "xla_version", "the XLA whose verdicts to reproduce (--xla-version)"),
+    ("pinned-host-budget", "pinned_host_budget",
+     "HO3012's pinned host budget, such as 16GiB (--pinned-host-budget)"),
+)
+
+
+def _check_kwargs(config: pytest.Config) -> Dict[str, Any]:
+    """check()'s keywords from the plugin's options."""
+    kwargs: Dict[str, Any] = {}
+    for option, keyword, _ in _CHECK_OPTIONS:
+        value = config.getoption("hlo_offload_" + option.replace("-", "_"))
+        if value is not None:
+            kwargs[keyword] = value
+    if config.getoption("hlo_offload_no_partition"):
+        kwargs["partition"] = False
+    if config.getoption("hlo_offload_no_lints"):
+        kwargs["lints"] = False
+    return kwargs
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("hlo-offload")
     group.addoption(
         "--hlo-offload", action="store_true", default=False, dest="hlo_offload",
@@ -36,9 +75,19 @@ def pytest_addoption(parser):
         "--hlo-offload-platform", action="store", default="tpu",
         dest="hlo_offload_platform",
         help="the accelerator the lowerings are checked for: tpu (default), cuda, rocm")
+    for option, _, text in _CHECK_OPTIONS:
+        group.addoption(f"--hlo-offload-{option}", action="store", default=None,
+                        dest="hlo_offload_" + option.replace("-", "_"), help=text)
+    group.addoption(
+        "--hlo-offload-no-partition", action="store_true", default=False,
+        dest="hlo_offload_no_partition",
+        help="check a sharded program as written, as one partition (--no-partition)")
+    group.addoption(
+        "--hlo-offload-no-lints", action="store_true", default=False,
+        dest="hlo_offload_no_lints", help="no HO3xxx lints (--no-lints)")
 
 
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "hlo_offload_skip: do not check this test's jit lowerings "
                    "(pytest --hlo-offload)")
@@ -46,16 +95,20 @@ def pytest_configure(config):
         config.stash[_stash_key] = []
 
 
-_stash_key = pytest.StashKey[list]()
+# (test id, lowerings checked, the lowerings with errors) of each test.
+_stash_key = pytest.StashKey[List[Tuple[str, int, List[str]]]]()
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item):
-    if not item.config.getoption("hlo_offload") or item.get_closest_marker("hlo_offload_skip") is not None:
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, None]:
+    if not item.config.getoption("hlo_offload") or \
+            item.get_closest_marker("hlo_offload_skip") is not None:
         yield
         return
     from ._guard import guard
-    g = guard(on_error=item.config.getoption("hlo_offload_on_error"), platform=item.config.getoption("hlo_offload_platform"))
+    g = guard(on_error=item.config.getoption("hlo_offload_on_error"),
+              platform=item.config.getoption("hlo_offload_platform"),
+              **_check_kwargs(item.config))
     with g:
         outcome = yield
     lines = []
@@ -64,7 +117,10 @@ def pytest_runtest_call(item):
         what = "ok" if result.ok else ", ".join(
             f"{d.code}" + (f" on {d.output_path}" if d.output_path else "")
             for d in result.errors)
-        lines.append(f"jit({name}): {what}")
+        warned = [d.code + (f" on {d.output_path}" if d.output_path else "")
+                  for d in result.warnings]
+        lines.append(f"jit({name}): {what}" +
+                     (f"; warnings: {', '.join(warned)}" if warned else ""))
         if not result.ok:
             bad.append(f"jit({name}): {what}")
     if lines:
@@ -73,7 +129,8 @@ def pytest_runtest_call(item):
     del outcome
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config):
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
+                            config: pytest.Config) -> None:
     if not config.getoption("hlo_offload"):
         return
     records = config.stash.get(_stash_key, [])

@@ -4,6 +4,7 @@ the corpus files (one test per file).
 The command line compared against is the package's own `hlo-offload` program
 (hlo_offload.executable()), so that both sides come from one build.
 """
+import os
 import pathlib
 
 import pytest
@@ -15,6 +16,12 @@ except ImportError as e:  # a failure, not a skip: the suite is what tests the p
                       f"checkout): {e}") from e
 
 from api_helpers import CLEAN_TEXT, E1200_TEXT, REPO, corpus_files, shared_path
+
+# The package's program, run as a child, reproduces the XLA the API reproduces: the
+# installed libtpu and CUDA plugin ($HLO_OFFLOAD_XLA_VERSION, as the console command sets
+# it), whichever test runs first.
+os.environ.setdefault("HLO_OFFLOAD_XLA_VERSION",
+                      hlo_offload._xla.installed_xla_version())
 
 
 @pytest.fixture(scope="session")
