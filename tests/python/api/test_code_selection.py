@@ -3,13 +3,14 @@
 diagnostics, the JSON and the verdict, exactly as from the command line's output; codes that
 are unknown or cannot be disabled are a ValueError."""
 import json
+import pathlib
 import subprocess
 import sys
 
 import pytest
 
 import hlo_offload
-from api_helpers import run_cli
+from api_helpers import REPO, run_cli
 
 # Three modules: HO2001, HO3001 and the error-level lint HO3002 in the first, the note
 # HO3014 in the second, E1200 in the third.
@@ -168,3 +169,25 @@ def test_stablehlo_files(tmp_path):
     assert err.startswith("hlo-offload: error: --disable: unknown diagnostic code 'HO3099'")
     status, _, err = run("check", "--disable=E1200", str(path))
     assert status == 2 and "E1200 cannot be disabled" in err
+
+
+BACKEND_CASE = REPO / "tests" / "lit" / "backend" / "ho1014-unpinned-host-gpu.hlo"
+
+
+@pytest.mark.parametrize("backend", ["gpu", "cuda", "tpu", "any"])
+def test_backend_is_the_command_lines(cli, backend):
+    """check(backend=) is `--backend`: the same diagnostics and exit status (HO1014 is an
+    error of the GPU's compiler only)."""
+    result = hlo_offload.check(pathlib.Path(BACKEND_CASE), backend=backend)
+    status, out, _ = run_cli(cli, "check", f"--backend={backend}", "--format=json",
+                             BACKEND_CASE)
+    assert result.to_json() == json.loads(out)
+    assert result.exit_status == status
+    assert ("HO1014" in [d.code for d in result.errors]) == (backend in ("gpu", "cuda"))
+
+
+def test_backend_refused():
+    with pytest.raises(ValueError, match="unknown backend 'cpu'"):
+        hlo_offload.check(pathlib.Path(BACKEND_CASE), backend="cpu")
+    with pytest.raises(TypeError, match="backend must be a str"):
+        hlo_offload.check(pathlib.Path(BACKEND_CASE), backend=1)
