@@ -35,8 +35,8 @@ STRATEGIES: Tuple[str, ...] = tuple(s.value for s in Strategy)
 
 
 # Memory space (S(n) of a layout) -> JAX memory kind (xla/pjrt/utils.cc,
-# GetMemorySpaceColor: device 0, pinned_host 5, unpinned_host 6).
-_KIND_OF_SPACE = {0: "device", 5: "pinned_host", 6: "unpinned_host"}
+# GetMemorySpaceColor: device 0, pinned_host 5, unpinned_host 6; _core.MemoryKind).
+_KIND_OF_SPACE = {kind.value: kind.spelling for kind in _core.MemoryKind}
 
 
 def _bool(name: str, value: object) -> bool:
@@ -153,13 +153,16 @@ def _set_xla_version(options: "_core.PipelineOptions", xla_version: Optional[str
         warnings.warn(f"hlo-offload: {note}", stacklevel=4)
 
 
-# JAX platform -> `--backend` (lints/offload_lints.h, TargetBackend).
-_BACKEND_OF_PLATFORM = {"tpu": "tpu", "cuda": "gpu", "rocm": "gpu"}
+# JAX platform -> `--backend` (lints/offload_lints.h, TargetBackend): the names
+# _core.Backend takes ("cuda" and "rocm" are the GPU); another platform (the CPU) is "any".
+_BACKEND_OF_PLATFORM = {name: backend.spelling for name in _core.Backend.names()
+                        if (backend := _core.Backend.parse(name)) is not None and
+                        backend is not _core.Backend.ANY}
 
 
-# `report --max-nodes=N`: the command line takes 1 to 2^30 (src/tool/driver.cc, the
-# option's CLI::Range), and so does the API.
-MAX_NODES_RANGE = (1, 1 << 30)
+# `report --max-nodes=N`: the command line takes 1 to 2^30 (pipeline/choices.h,
+# kMinReportMaxNodes and kMaxReportMaxNodes), and so does the API.
+MAX_NODES_RANGE: Tuple[int, int] = _core.max_nodes_range()
 
 
 def max_nodes_error(value: object) -> str:
@@ -170,8 +173,8 @@ def max_nodes_error(value: object) -> str:
 
 
 # `--pipeline`: XLA's compile order up to the offloader (the default), or the three
-# offloading passes alone.
-PIPELINES = ("xla", "offload")
+# offloading passes alone (_core.Pipeline).
+PIPELINES: Tuple[str, ...] = tuple(pipeline.spelling for pipeline in _core.Pipeline)
 
 
 # The passes' options that mirror XLA's debug flags (README, "Commands"), by the names
@@ -452,7 +455,8 @@ def _output_kinds(module_info: Dict[str, Any], inp: Input) -> Any:
     return kinds
 
 
-_KIND_SPACE_OF = {"device": 0, "pinned_host": 5, "unpinned_host": 6}
+# JAX memory kind -> memory space (_KIND_OF_SPACE's inverse).
+_KIND_SPACE_OF = {kind.spelling: kind.value for kind in _core.MemoryKind}
 
 
 # The report's byte figures a sharded module's note gives for the whole program.

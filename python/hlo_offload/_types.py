@@ -16,6 +16,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from . import _core
+
 __all__ = [
     "Severity",
     "Strategy",
@@ -51,20 +53,24 @@ class _StrEnum(str, enum.Enum):
 
 class Severity(_StrEnum):
     """How bad a diagnostic is, as the command line names it: `"error"` (check exits
-    with status 1), `"warning"` or `"note"`. A str: `d.severity == "error"` holds."""
+    with status 1), `"warning"` or `"note"`. A str: `d.severity == "error"` holds. The
+    members are the core's severities (`_core.Severity`), spelled as the core spells
+    them."""
 
-    ERROR = "error"
-    WARNING = "warning"
-    NOTE = "note"
+    ERROR = _core.Severity.ERROR.spelling
+    WARNING = _core.Severity.WARNING.spelling
+    NOTE = _core.Severity.NOTE.spelling
 
 
 class Strategy(_StrEnum):
     """How `fix` makes an E1200 go away (`hlo-offload fix --strategy=`): declare the output
     in host memory (`"host-output"`), or move the value back to device memory before it is
-    returned (`"move-to-device"`). A str: `fix(src, strategy="move-to-device")` works."""
+    returned (`"move-to-device"`). A str: `fix(src, strategy="move-to-device")` works. The
+    members are the core's fix strategies (`_core.FixStrategy`, pipeline/choices.h),
+    spelled as `--strategy` spells them."""
 
-    HOST_OUTPUT = "host-output"
-    MOVE_TO_DEVICE = "move-to-device"
+    HOST_OUTPUT = _core.FixStrategy.HOST_OUTPUT.spelling
+    MOVE_TO_DEVICE = _core.FixStrategy.MOVE_TO_DEVICE.spelling
 
 
 class ParseError(ValueError):

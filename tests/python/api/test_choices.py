@@ -110,3 +110,27 @@ def test_max_nodes_range_is_the_command_lines(cli, tmp_path):
     for value in (least - 1, most + 1):
         with pytest.raises(ValueError, match="max_nodes"):
             hlo_offload.report(module.read_text(), max_nodes=value)
+
+
+def test_the_packages_enums_and_lists_are_the_cores():
+    from hlo_offload import _api
+    assert [(s.name, s.value) for s in hlo_offload.Strategy] == \
+        [(m.name, m.spelling) for m in _core.FixStrategy]
+    assert [(s.name, s.value) for s in hlo_offload.Severity] == \
+        [(m.name, m.spelling) for m in _core.Severity]
+    assert hlo_offload.STRATEGIES == tuple(m.spelling for m in _core.FixStrategy)
+    assert hlo_offload.PIPELINES == tuple(m.spelling for m in _core.Pipeline)
+    assert _api.MAX_NODES_RANGE == _core.max_nodes_range()
+    assert [(severity, name) for code, name, severity, _ in hlo_offload.codes()] == \
+        [(hlo_offload.Severity(c.severity.spelling), c.title) for c in _core.Code]
+
+
+@pytest.mark.parametrize("function,argument,message", [
+    ("fix", {"strategy": "bogus"},
+     "unknown fix strategy 'bogus': one of host-output, move-to-device"),
+    ("check", {"pipeline": "bogus"}, "unknown pipeline 'bogus': one of xla, offload"),
+])
+def test_the_packages_messages_list_the_cores_names(function, argument, message, e1200_text):
+    with pytest.raises(ValueError) as e:
+        getattr(hlo_offload, function)(e1200_text, **argument)
+    assert str(e.value) == message
