@@ -6,6 +6,8 @@
 
 #include <exception>
 #include <new>
+#include <optional>
+#include <string>
 #include <ostream>
 
 #include "pipeline/pipeline.h"
@@ -13,10 +15,37 @@
 #include "tool/arguments.h"
 #include "tool/commands.h"
 #include "tool/flags.h"
+#include "tool/front_end_options.h"
 #include "tool/output.h"
 
 namespace hloff {
 namespace {
+
+// The subcommand that was parsed among those that read files, or nullopt.
+std::optional<Command> ParsedCommand(const tool::Subcommands& subs) {
+  if (subs.check->parsed()) return Command::kCheck;
+  if (subs.opt->parsed()) return Command::kOpt;
+  if (subs.fix->parsed()) return Command::kFix;
+  if (subs.fmt->parsed()) return Command::kFmt;
+  if (subs.report->parsed()) return Command::kReport;
+  return std::nullopt;
+}
+
+// With a front end, before `command` reads any file: its options checked and
+// taken (tool/front_end_options.h), then the front end's start. Returns the
+// exit status, or -1 to go on.
+int StartFrontEnd(Command command, tool::Flags& flags, std::ostream& err) {
+  if (flags.front_end == nullptr) return -1;
+  if (int status = tool::TakeFrontEndOptions(command, flags, err); status >= 0) {
+    return status;
+  }
+  if (!flags.front_end->start) return -1;
+  std::string error = flags.front_end->start(
+      std::string(tool::CommandName(command)), flags.front_end_options);
+  if (error.empty()) return -1;
+  err << error;
+  return kExitUsage;
+}
 
 // The run of what was parsed: --version, --list-passes, or the subcommand;
 // with none, the usage as a usage error.
@@ -35,6 +64,11 @@ int RunParsed(const CLI::App& app, const tool::GlobalFlags& globals,
     return kExitOk;
   }
   if (subs.explain->parsed()) return tool::RunExplain(flags, out, err);
+  if (std::optional<Command> command = ParsedCommand(subs)) {
+    if (int status = StartFrontEnd(*command, flags, err); status >= 0) {
+      return status;
+    }
+  }
   if (subs.report->parsed()) return tool::RunReport(flags, out, err);
   if (subs.check->parsed()) return tool::RunCheck(flags, out, err);
   if (subs.fix->parsed()) return tool::RunFix(flags, out, err);
@@ -53,6 +87,11 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
   tool::Flags flags;
   flags.front_end = front_end;
   tool::Subcommands subs = tool::AddSubcommands(app, globals, flags);
+  if (front_end != nullptr) {
+    tool::AddFrontEndOptions(subs, flags);
+    int status = tool::RefuseMisplacedFrontEndOptions(app, args, err);
+    if (status >= 0) return status;
+  }
   if (int status = tool::RefuseMisreadArguments(app, args, err); status >= 0) {
     return status;
   }

@@ -38,8 +38,16 @@ struct Flags {
   int64_t max_nodes = 400;
   std::string explain_code;
   std::string report_input;
-  // Not a flag: the front end that reads some of the inputs (RunTool's).
+  // The front end's options (tool/front_end_options.h), registered only
+  // with a front end: as given, then checked into front_end_options.
+  std::string platform;
+  bool no_partition = false;
+  std::string xla;           // the last --xla
+  std::string xla_topology;  // the last --xla-topology
+  // Not flags: the front end that reads some of the inputs (RunTool's), and
+  // the options its callbacks are given.
   const FrontEnd* front_end = nullptr;
+  FrontEndOptions front_end_options;
 };
 
 // --split-input-file.

@@ -91,7 +91,7 @@ int RefuseUnwritableOutput(Command command, const Flags& flags,
   }
   const FrontEnd* front_end = flags.front_end;
   if (front_end != nullptr && !flags.output.empty() &&
-      front_end->reads(flags.output)) {
+      front_end->reads(flags.output, flags.front_end_options)) {
     // The front end would read the file back as its own kind of input.
     return FrontEndUsageError(
         err, command,

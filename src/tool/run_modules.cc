@@ -20,6 +20,7 @@
 #include "tool/commands.h"
 #include "tool/front_end_text.h"
 #include "tool/output.h"
+#include "tool/xla_step.h"
 
 namespace hloff {
 namespace tool {
@@ -38,7 +39,8 @@ class ModuleRun {
         several_(files > 1),
         // Modules left for the process exit to reclaim: only when one file
         // is read, so that a batch frees each module as it goes.
-        leave_(LeavingModulesAtExit() && files == 1) {}
+        leave_(LeavingModulesAtExit() && files == 1),
+        xla_(WantsXlaStep(flags)) {}
 
   // Whether the modules are left for the process exit (keep_modules).
   bool leave() const { return leave_; }
@@ -58,6 +60,15 @@ class ModuleRun {
     return format_ == DiagnosticFormat::kJson ||
            format_ == DiagnosticFormat::kSarif;
   }
+  // check --xla gives the front end each file's object of the JSON
+  // document, whatever the format.
+  bool keeps() const {
+    return documents() || prints() || (xla_ && command_ == Command::kCheck);
+  }
+  // The documents (check) and the modules (opt, fix, fmt), and the --xla
+  // step after them. Returns the exit status.
+  int WriteResults(const InputFiles& listed, std::ostream& out,
+                   std::ostream& err);
   // check in text format ends with a summary line, as compilers do; the
   // other formats stay exactly what they were (xla: XLA's status alone).
   bool summarize() const {
@@ -69,6 +80,7 @@ class ModuleRun {
   DiagnosticFormat format_;
   bool several_;
   bool leave_;
+  bool xla_;
   int exit_status_ = kExitOk;
   std::vector<PipelineResult> kept_;
   CheckSummary summary_;
@@ -89,7 +101,7 @@ void ModuleRun::Take(PipelineResult result, const FrontEndInput* input,
   }
   if (summarize()) summary_.Add(result);
   exit_status_ = std::max(exit_status_, result.exit_status);
-  if (documents() || prints()) {
+  if (keeps()) {
     kept_.push_back(std::move(result));
   } else if (leave_) {
     LeaveModulesAtExit(result);
@@ -102,16 +114,29 @@ int ModuleRun::Finish(const InputFiles& listed, std::ostream& out,
     err << SkippedDumpsNote(command_, skipped);
   }
   if (summarize()) err << summary_.Render();
-  std::vector<const PipelineResult*> all;
-  for (const PipelineResult& result : kept_) all.push_back(&result);
-  if (format_ == DiagnosticFormat::kJson) out << RenderJson(all);
-  if (format_ == DiagnosticFormat::kSarif) out << RenderSarif(all);
-  int exit_status = exit_status_;
-  if (prints() && exit_status == kExitOk) {
-    exit_status = WriteOutput(command_, flags_, listed.files, kept_, out, err);
-  }
+  int exit_status = WriteResults(listed, out, err);
   if (leave_) {
     for (PipelineResult& result : kept_) LeaveModulesAtExit(result);
+  }
+  return exit_status;
+}
+
+int ModuleRun::WriteResults(const InputFiles& listed, std::ostream& out,
+                            std::ostream& err) {
+  std::vector<const PipelineResult*> all;
+  for (const PipelineResult& result : kept_) all.push_back(&result);
+  bool json = format_ == DiagnosticFormat::kJson;
+  // check --xla: XLA's verdict decides the exit status of a run that got
+  // as far as a verdict of its own (0 or 1).
+  if (xla_ && command_ == Command::kCheck && exit_status_ <= kExitDiagnosed) {
+    return RunCheckXlaSteps(flags_, RenderJson(all), json, out, err);
+  }
+  if (json) out << RenderJson(all);
+  if (format_ == DiagnosticFormat::kSarif) out << RenderSarif(all);
+  if (!prints() || exit_status_ != kExitOk) return exit_status_;
+  int exit_status = WriteOutput(command_, flags_, listed.files, kept_, out, err);
+  if (xla_ && command_ == Command::kFix && exit_status == kExitOk) {
+    return RunFixXlaStep(flags_, PrintedModules(all), err);
   }
   return exit_status;
 }
@@ -129,12 +154,13 @@ void RunWithFrontEnd(Command command, const Flags& flags,
   ProgressLine progress(err, files.size());
   for (size_t i = 0; i < files.size(); ++i) {
     const std::string& file = files[i];
-    if (!front_end.reads(file)) {
+    if (!front_end.reads(file, flags.front_end_options)) {
       PipelineResult result = RunPipelineOnFile(command, file, options);
       progress.Clear();
       run.Take(std::move(result), nullptr, err);
     } else {
-      FrontEndInput input = front_end.convert(file, flags.split_input_file);
+      FrontEndInput input = front_end.convert(file, flags.split_input_file,
+                                              flags.front_end_options);
       PipelineResult result = RunPipelineOnFrontEndInput(
           command, file, input, options, !flags.backend.empty());
       progress.Clear();
@@ -159,6 +185,14 @@ void RunInParallel(Command command, const std::vector<std::string>& files,
       [&](size_t done) { progress(done); });
 }
 
+// Whether the front end reads any of `files` (else they run as without it).
+bool FrontEndReadsAny(const Flags& flags, const std::vector<std::string>& files) {
+  if (flags.front_end == nullptr) return false;
+  return std::any_of(files.begin(), files.end(), [&](const std::string& file) {
+    return flags.front_end->reads(file, flags.front_end_options);
+  });
+}
+
 int RunModules(Command command, const Flags& flags, PipelineOptions options,
                std::ostream& out, std::ostream& err) {
   auto listed = ListInputFiles(flags.inputs);
@@ -175,7 +209,7 @@ int RunModules(Command command, const Flags& flags, PipelineOptions options,
   options.print_to_string = !(prints && to_stdout && command != Command::kFix);
   ModuleRun run(command, flags, files.size());
   options.keep_modules = run.leave();
-  if (flags.front_end != nullptr) {
+  if (FrontEndReadsAny(flags, files)) {
     RunWithFrontEnd(command, flags, files, options, run, err);
   } else if (files.size() == 1) {
     // One file: its parse may use every core.
@@ -227,7 +261,7 @@ int RunFix(Flags& flags, std::ostream& out, std::ostream& err) {
   options.fix_strategy = *ParseFixStrategy(flags.fix_strategy);
   if (flags.in_place && flags.front_end != nullptr) {
     for (const std::string& input : flags.inputs) {
-      if (!flags.front_end->reads(input)) continue;
+      if (!flags.front_end->reads(input, flags.front_end_options)) continue;
       return FrontEndUsageError(
           err, Command::kFix,
           "--in-place would write HLO text into a StableHLO file; use -o");

@@ -13,6 +13,7 @@
 #include "tool/arguments.h"
 #include "tool/commands.h"
 #include "tool/front_end_text.h"
+#include "tool/xla_step.h"
 
 namespace hloff {
 namespace tool {
@@ -25,11 +26,12 @@ PipelineResult RunReportInput(const Flags& flags,
                               const PipelineOptions& options,
                               std::ostream& err, bool& front_end_failed) {
   const FrontEnd* front_end = flags.front_end;
-  if (front_end == nullptr || !front_end->reads(flags.report_input)) {
+  if (front_end == nullptr ||
+      !front_end->reads(flags.report_input, flags.front_end_options)) {
     return RunPipelineOnFile(Command::kReport, flags.report_input, options);
   }
-  FrontEndInput input =
-      front_end->convert(flags.report_input, flags.split_input_file);
+  FrontEndInput input = front_end->convert(
+      flags.report_input, flags.split_input_file, flags.front_end_options);
   PipelineResult result = RunPipelineOnFrontEndInput(
       Command::kReport, flags.report_input, input, options, !flags.backend.empty());
   err << FrontEndText(Command::kReport, DiagnosticFormat::kText,
@@ -37,6 +39,39 @@ PipelineResult RunReportInput(const Flags& flags,
   // Nothing is reported about the module: the front end's error stands.
   front_end_failed = input.HasErrors() && result.read_error.empty();
   return result;
+}
+
+// Writes `rendered` to standard output, or to the file -o names
+// (atomically). Returns the exit status.
+int WriteReport(const Flags& flags, const std::string& rendered,
+                std::ostream& out, std::ostream& err) {
+  if (flags.output.empty() || flags.output == "-") {
+    out << rendered;
+    return kExitOk;
+  }
+  if (auto s = WriteFileAtomically(flags.output, rendered); !s.ok()) {
+    return UsageError(err, s.message());
+  }
+  return kExitOk;
+}
+
+// report --xla: the report as without the option (--format=text), or the
+// JSON report with XLA's verdict in it (--format=json); see xla_step.h.
+int WriteReportWithXla(const Flags& flags, const PipelineResult& result,
+                       ReportFormat format, std::ostream& out,
+                       std::ostream& err) {
+  auto write = [&](const std::string& rendered) {
+    return WriteReport(flags, rendered, out, err);
+  };
+  if (format == ReportFormat::kJson) {
+    return RunReportXlaSteps(flags, RenderReports(result, format),
+                             /*json_format=*/true, write, err);
+  }
+  if (int status = write(RenderReports(result, format)); status != kExitOk) {
+    return status;
+  }
+  return RunReportXlaSteps(flags, RenderReports(result, ReportFormat::kJson),
+                           /*json_format=*/false, write, err);
 }
 
 }  // namespace
@@ -54,15 +89,10 @@ int RunReport(const Flags& flags, std::ostream& out, std::ostream& err) {
   if (result.exit_status != kExitOk) return kExitUsage;
   ReportFormat format =
       ParseReportFormat(flags.format).value_or(ReportFormat::kText);
-  std::string rendered = RenderReports(result, format);
-  if (flags.output.empty() || flags.output == "-") {
-    out << rendered;
-    return kExitOk;
+  if (WantsXlaStep(flags)) {
+    return WriteReportWithXla(flags, result, format, out, err);
   }
-  if (auto s = WriteFileAtomically(flags.output, rendered); !s.ok()) {
-    return UsageError(err, s.message());
-  }
-  return kExitOk;
+  return WriteReport(flags, RenderReports(result, format), out, err);
 }
 
 int RunExplain(const Flags& flags, std::ostream& out, std::ostream& err) {

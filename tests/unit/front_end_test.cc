@@ -40,10 +40,11 @@ class FrontEndTest : public ::testing::Test {
     dir_ = tmpl;
     hlo_ = (dir_ / "b.hlo").string();
     std::ofstream(hlo_) << kE1200;
-    front_end_.reads = [](const std::string& file) {
+    front_end_.reads = [](const std::string& file, const FrontEndOptions&) {
       return absl::EndsWith(file, ".conv");
     };
-    front_end_.convert = [this](const std::string& file, bool split_input) {
+    front_end_.convert = [this](const std::string& file, bool split_input,
+                                const FrontEndOptions&) {
       converted_.push_back(file + (split_input ? " split" : ""));
       FrontEndInput input;
       if (absl::StrContains(file, "unreadable")) {
