@@ -1,12 +1,16 @@
-// The pass contract, the pass registry and the one pass runner. A pass is
-// constructed with its context (options, diagnostic sink, trace stream) and
-// run with `absl::StatusOr<bool> Run(Module&)`, where the bool means
-// "changed", exactly like XLA's HloModulePass. A pass that fails returns the
-// status XLA would return and emits a structured Diagnostic with the same
-// text. RunPasses runs a list of them, verifying the module after each, and
-// shows the module to a PassInstrumentation around each pass (MLIR's
-// PassInstrumentation), so that an observer such as the report reads the
-// module between passes without running any itself.
+// The pass contract, the pass registry, the two pipelines and the one pass
+// runner. A pass is constructed with its context (options, diagnostic sink,
+// trace stream, and the channels through which a caller reads what a pass
+// found) and run with `absl::StatusOr<bool> Run(Module&)`, where the bool
+// means "changed", exactly like XLA's HloModulePass. A pass that fails
+// returns the status XLA would return and emits a structured Diagnostic with
+// the same text. RunPasses runs a list of them by name, sweeping and
+// verifying the module after each, and shows the module to a
+// PassInstrumentation around each pass (MLIR's PassInstrumentation). Every
+// command runs its passes through it: pipeline/ (RunModulePasses) chooses
+// the list, collects the diagnostics and, for `report`, gives the report's
+// observer, which reads the HostOffloader's input without running any pass
+// itself.
 #ifndef HLO_OFFLOAD_PASSES_PASS_H_
 #define HLO_OFFLOAD_PASSES_PASS_H_
 
@@ -67,11 +71,13 @@ struct PassContext {
   void Trace(int level, absl::string_view line) const;
 };
 
+// One pass, as XLA's HloModulePass: made by its PassInfo::create for one run.
 class HloPass {
  public:
   virtual ~HloPass() = default;
-  // Kebab-case name, as XLA's hlo-opt names the pass.
+  // The name XLA's hlo-opt gives the pass (the registry's key).
   virtual absl::string_view name() const = 0;
+  // Runs the pass on `module`: whether it changed, or XLA's status.
   virtual absl::StatusOr<bool> Run(Module& module) = 0;
 };
 
@@ -84,16 +90,20 @@ struct PassInfo {
 
 // All passes, sorted by name.
 const std::vector<PassInfo>& PassRegistry();
+// The registry's row of `name`, or null.
 const PassInfo* FindPass(absl::string_view name);
 // The three offloading passes alone, in XLA's GPU order (what XLA's pass unit
 // tests exercise; `--pipeline=offload`).
 const std::vector<absl::string_view>& DefaultPipeline();
 // XLA's GPU compile order up to the offloader (xla/service/gpu/
 // gpu_compiler.cc), with the passes of it that change what the offloader
-// sees: convert-memory-placement-to-internal-annotations, call-inliner
-// (pre-SPMD), tuple-simplifier and dce (simplification), host-offload-legalize
-// (layout assignment), algsimp (after layout assignment), host-offloader
-// (`--pipeline=xla`, the default of the tool).
+// sees: convert-memory-placement-to-internal-annotations and call-inliner
+// (pre-SPMD), sharding-remover (SPMD with one partition),
+// host_compute_asyncifier and host-offloading-prepare-convert-to-custom-call
+// (host compute), gather_expander, algsimp-layout-insensitive,
+// tuple-simplifier and dce (simplification), offload-layout-assignment and
+// host-offload-legalize (layout assignment), algsimp (after layout
+// assignment), host-offloader (`--pipeline=xla`, the default of the tool).
 const std::vector<absl::string_view>& XlaPipeline();
 
 // Hooks around each pass that RunPasses runs, as MLIR's PassInstrumentation:
@@ -112,10 +122,11 @@ class PassInstrumentation {
 };
 
 // Runs the named passes in order on `module`, sweeping removed instructions
-// and running the verifier (ir/verifier.h) after each, and calls
-// `instrumentation`'s hooks around each pass when it is not null. Stops at
-// the first failure and returns its status; an unknown name is
-// INVALID_ARGUMENT before anything runs of it.
+// and running the verifier (ir/verifier.h, HO9002) after each, and calls
+// `instrumentation`'s hooks around each pass when it is not null. Returns
+// whether any pass changed the module. Stops at the first failure and
+// returns its status; an unknown name is INVALID_ARGUMENT when its turn
+// comes (the passes before it have run; no hook is called for it).
 absl::StatusOr<bool> RunPasses(Module& module,
                                const std::vector<absl::string_view>& passes,
                                const PassContext& context,
