@@ -188,12 +188,13 @@ void BindCommandLine(nb::module_& m) {
       "given to each of its callables.")
       .def("__init__",
            [](FrontEndOptions* options, std::string platform, bool partition,
-              std::string xla, std::string xla_topology) {
+              std::string xla, std::string xla_topology, bool split_input) {
              new (options) FrontEndOptions{std::move(platform), partition,
-                                           std::move(xla), std::move(xla_topology)};
+                                           std::move(xla), std::move(xla_topology),
+                                           split_input};
            },
            "platform"_a = "", "partition"_a = true, "xla"_a = "",
-           "xla_topology"_a = "")
+           "xla_topology"_a = "", "split_input"_a = false)
       .def_ro("platform", &FrontEndOptions::platform,
               "--platform as given (check, opt, fix, fmt, report); \"\" when "
               "not given. The console command checks it (start).")
@@ -206,12 +207,16 @@ void BindCommandLine(nb::module_& m) {
               "given.")
       .def_ro("xla_topology", &FrontEndOptions::xla_topology,
               "--xla-topology; \"\" when not given.")
+      .def_ro("split_input", &FrontEndOptions::split_input,
+              "--split-input-file: each file holds modules separated by "
+              "`// -----` lines.")
       .def("__repr__", [](const FrontEndOptions& o) {
         auto quoted = [](const std::string& s) { return "'" + s + "'"; };
         return "FrontEndOptions(platform=" + quoted(o.platform) +
                ", partition=" + (o.partition ? "True" : "False") +
                ", xla=" + quoted(o.xla) + ", xla_topology=" +
-               quoted(o.xla_topology) + ")";
+               quoted(o.xla_topology) +
+               ", split_input=" + (o.split_input ? "True" : "False") + ")";
       });
   m.def("run_command_line", &RunCommandLine, "args"_a, "reads"_a, "convert"_a,
         nb::arg("start").none() = nb::none(),

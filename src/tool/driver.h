@@ -34,6 +34,9 @@ struct FrontEndOptions {
   // --xla-topology: what --xla compiles for (a TPU topology such as v5e:2x4;
   // for cuda a GPU target config); "" when not given.
   std::string xla_topology;
+  // --split-input-file: each file holds modules separated by `// -----`
+  // lines (reads() is asked before a file is converted; convert() is told too).
+  bool split_input = false;
 };
 
 // What the front end's XLA step gives for one file (FrontEnd::xla_step).

@@ -198,6 +198,7 @@ int TakeFrontEndOptions(Command command, Flags& flags, std::ostream& err) {
       (command == Command::kCheck || command == Command::kReport) &&
       !flags.no_partition;
   options.xla_topology = flags.xla_topology;
+  options.split_input = flags.split_input_file;
   if (flags.xla.empty()) return -1;
   // Each --xla was checked before CLI11 parsed (XlaOptionsProblem).
   options.xla = XlaClient(flags.xla).value_or("");
