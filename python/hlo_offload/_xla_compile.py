@@ -17,13 +17,21 @@ which the parent reads. A CHECK failure inside XLA ends this process with a sign
 parent reports that as XLA crashing.
 
 Also imported by the project's scripts/xla_deviceless tools for `Target`.
+
+JAX's objects (devices, the client, MLIR modules and ops, jaxlib's HLO bindings) are typed
+`Any`: JAX is imported inside the functions and its types are not followed (pyproject.toml).
 """
+
+from __future__ import annotations
 
 import json
 import os
 import re
 import sys
 import time
+from types import ModuleType
+from typing import (Any, Callable, Dict, List, Literal, Optional, Sequence, Set, Tuple,
+                    TypedDict, Union)
 
 # A layout's memory space: `{1,0:S(5)}`, `{0:T(256)S(5)}`.
 _MEMORY_SPACE_RE = re.compile(r"S\((\d+)\)")
@@ -31,11 +39,53 @@ _MEMORY_SPACE_RE = re.compile(r"S\((\d+)\)")
 _KIND_OF_SPACE = {5: "pinned_host", 6: "unpinned_host"}
 
 
+class Request(TypedDict):
+    """REQUEST (the module's doc), as `hlo_offload._xla` writes it."""
+
+    backend: str  # "tpu" or "cuda"
+    topology: str
+    target_config: Optional[str]  # GpuTargetConfigProto text (cuda), else None
+    num_partitions: int
+    module_file: str
+    module_format: str  # "stablehlo" or "hlo"
+    module_name: str
+    result_memory_kinds: Optional[Sequence[str]]
+
+
+class HostBuffer(TypedDict):
+    """A buffer in host memory that the compiled module defines (_host_buffers)."""
+
+    name: str
+    opcode: str  # jaxlib's HloOpcode name without its class: "kCopyStart"
+    shape: str  # with XLA's layout
+    computation: str
+    returned: bool  # the entry computation returns it (an output, not a temp)
+
+
+class _ResultFields(TypedDict):
+    stage: Literal["load", "convert", "compile"]
+    ok: bool
+    notes: List[str]
+
+
+class Result(_ResultFields, total=False):
+    """RESULT (the module's doc): `stage`, `ok` and `notes` always; the rest as far as the
+    compile got (`error` and `error_type` when it raised)."""
+
+    error: str
+    error_type: str
+    seconds: float
+    plugin: str
+    memory: Dict[str, int]
+    entry_layout: str
+    host_buffers: List[HostBuffer]
+
+
 class Target(object):
     """A compile-only device of one backend, and how to compile for it."""
 
-    def __init__(self, backend, topology, target_config_text=None, num_partitions=1,
-                 spmd=True):
+    def __init__(self, backend: str, topology: str, target_config_text: Optional[str] = None,
+                 num_partitions: int = 1, spmd: bool = True) -> None:
         """A 1-device target, or one of `num_partitions` devices (SPMD-partitioned when
         `spmd`, else each partition runs the module as written, as XLA's MPMD mode).
 
@@ -59,32 +109,32 @@ class Target(object):
         if len(topo.devices) < num_partitions:
             raise RuntimeError("topology %s has %d devices, the module needs %d"
                                % (topology, len(topo.devices), num_partitions))
-        self.devices = topo.devices[:num_partitions]
-        self.device = topo.devices[0]
-        self.client = self.device.client
-        self._xc = xc
-        self.options = compiler.get_compile_options(
+        self.devices: Sequence[Any] = topo.devices[:num_partitions]
+        self.device: Any = topo.devices[0]
+        self.client: Any = self.device.client
+        self._xc: ModuleType = xc
+        self.options: Any = compiler.get_compile_options(  # jaxlib's CompileOptions
             num_replicas=1, num_partitions=num_partitions,
             device_assignment=np.array([list(self.devices)], dtype=object))
         # JAX always asks for SPMD partitioning; a module without shardings that reads
         # partition-id is written per partition and would be refused by the partitioner.
         self.options.executable_build_options.use_spmd_partitioning = bool(spmd)
 
-    def memory_kinds(self):
+    def memory_kinds(self) -> Union[List[str], str]:
         """Sorted memory kinds of the target device, or a string saying why there are none."""
         try:
             return sorted(str(m.kind) for m in self.device.addressable_memories())
         except Exception as e:  # not every compile-only device lists memories
             return "unavailable: %r" % (e,)
 
-    def compile_mlir(self, module):
+    def compile_mlir(self, module: Any) -> Any:
         """Compiles an ir.Module (inside its context); returns the executable or raises
         XLA's error (E1200 and the rest come as the client's exception)."""
         return self.client.compile(module, executable_devices=self._xc.DeviceList(
             tuple(self.devices)), compile_options=self.options)
 
 
-def _leaf_spaces(shape):
+def _leaf_spaces(shape: Any) -> List[int]:
     """Memory space of each array leaf of an xla_client Shape, depth first."""
     if shape.is_tuple():
         return [s for t in shape.tuple_shapes() for s in _leaf_spaces(t)]
@@ -93,7 +143,7 @@ def _leaf_spaces(shape):
     return [int(m.group(1)) if m else 0]
 
 
-def hlo_text_to_module(hlo_text, module_name):
+def hlo_text_to_module(hlo_text: str, module_name: str) -> Tuple[Any, Any, List[str]]:
     """HLO text -> (ir.Module in a fresh JAX MLIR context, context, notes).
 
     XLA's own parser reads the text (jaxlib's hlo_module_from_text); jaxlib converts it to
@@ -108,7 +158,7 @@ def hlo_text_to_module(hlo_text, module_name):
     from jax._src.lib import xla_client as xc
     from jax._src.lib.mlir import ir
     from jaxlib import _hlo
-    notes = []
+    notes: List[str] = []
     hlo_module = _hlo.hlo_module_from_text(hlo_text)
     proto = hlo_module.as_serialized_hlo_module_proto()
     program = xc.XlaComputation(proto).program_shape()
@@ -125,7 +175,7 @@ def hlo_text_to_module(hlo_text, module_name):
                          "are not restated")
         p_spaces = [0 if p.is_tuple() else _leaf_spaces(p)[0] for p in params]
         result = program.result_shape()
-        r_spaces = _leaf_spaces(result)
+        r_spaces: Optional[List[int]] = _leaf_spaces(result)
         if result.is_tuple() and any(t.is_tuple() for t in result.tuple_shapes()):
             notes.append("the result is a nested tuple: its memory kinds are not restated")
             r_spaces = None
@@ -143,7 +193,7 @@ def hlo_text_to_module(hlo_text, module_name):
 _TILING_ATTRS = ("operand_tilings", "result_tilings")
 
 
-def _drop_empty_tilings(op, ir):
+def _drop_empty_tilings(op: Any, ir: ModuleType) -> None:
     """Removes the custom-calls' empty tiling attributes (_TILING_ATTRS), recursively."""
     for region in op.regions:
         for block in region.blocks:
@@ -163,7 +213,7 @@ CUSTOM_PARTITIONING = "CustomSPMDPartitioning"
 OPAQUE_CUSTOM_PARTITIONING = "hlo_offload.custom_partitioning"
 
 
-def prepare_sharding(module):
+def prepare_sharding(module: Any) -> Tuple[bool, List[str]]:
     """Undoes what the HLO-to-StableHLO conversion adds that XLA's partitioning of the
     original module would not see (_spmd_partition's doc: Shardy round-trip modules lose
     their GSPMD `mhlo.sharding` twins, a `{replicated}` beside named shardings gets their
@@ -174,10 +224,11 @@ def prepare_sharding(module):
     front = top.attributes["mhlo.frontend_attributes"] \
         if "mhlo.frontend_attributes" in top.attributes else None
     round_trip = front is not None and "xla.sdy.meshes" in ir.DictAttr(front)
-    funcs, ops = [], []  # every func.func; every other op with an mhlo.sharding
-    opaque = []
+    funcs: List[Any] = []  # every func.func
+    ops: List[Any] = []  # every other op with an mhlo.sharding
+    opaque: List[str] = []
 
-    def visit(op):
+    def visit(op: Any) -> None:
         for region in op.regions:
             for block in region.blocks:
                 for child in block.operations:
@@ -213,7 +264,7 @@ def prepare_sharding(module):
         for op in ops:
             if ir.StringAttr(op.attributes["mhlo.sharding"]).value == "{replicated}":
                 op.attributes["mhlo.sharding"] = ir.StringAttr.get(replicated)
-    notes = []
+    notes: List[str] = []
     if opaque:
         shown = ", ".join('"%s"' % o for o in opaque[:3]) + (", ..." if len(opaque) > 3 else "")
         notes.append(
@@ -225,10 +276,11 @@ def prepare_sharding(module):
     return round_trip or mesh is not None, notes
 
 
-def _first_named_mesh(funcs, ops, ir):
+def _first_named_mesh(funcs: Sequence[Any], ops: Sequence[Any],
+                      ir: ModuleType) -> Optional[str]:
     """The `mesh[...]` of the first named sharding (HloShardingV3, as JAX 0.12.1 prints
     `sharding={mesh['data'=1,'fsdp'=8], [{'fsdp'}, {}]}`), or None when there is none."""
-    def mesh_of(value):
+    def mesh_of(value: str) -> Optional[str]:
         start = value.find("mesh[")
         end = value.find("]", start)
         return value[start:end + 1] if start >= 0 and end > start else None
@@ -250,17 +302,17 @@ def _first_named_mesh(funcs, ops, ir):
     return None
 
 
-def _edit_shardings(func, ir, edit):
+def _edit_shardings(func: Any, ir: ModuleType, edit: Callable[[str], Optional[str]]) -> None:
     """Replaces each `mhlo.sharding` of a function's arguments and results by
     edit(value): a str, or None to remove it."""
     for name in ("arg_attrs", "res_attrs"):
         if name not in func.attributes:
             continue
-        dicts = []
+        dicts: List[Any] = []
         changed = False
         for d in ir.ArrayAttr(func.attributes[name]):
             d = ir.DictAttr(d)
-            entries = {d[j].name: d[j].attr for j in range(len(d))}
+            entries: Dict[str, Any] = {d[j].name: d[j].attr for j in range(len(d))}
             if "mhlo.sharding" in entries:
                 value = ir.StringAttr(entries["mhlo.sharding"]).value
                 new = edit(value)
@@ -275,7 +327,7 @@ def _edit_shardings(func, ir, edit):
             func.attributes[name] = ir.ArrayAttr.get(dicts)
 
 
-def _location_name(location):
+def _location_name(location: Any) -> str:
     """The HLO instruction name an op's location carries (`loc("custom-call.5")`)."""
     text = str(location)
     start = text.find('"')
@@ -283,7 +335,8 @@ def _location_name(location):
     return text[start + 1:end] if 0 <= start < end else text
 
 
-def _main(module, ir):
+def _main(module: Any, ir: ModuleType) -> Any:
+    """The module's @main func.func op; raises RuntimeError when there is none."""
     for op in module.body.operations:
         if op.operation.name == "func.func" and \
                 ir.StringAttr(op.attributes["sym_name"]).value == "main":
@@ -291,7 +344,8 @@ def _main(module, ir):
     raise RuntimeError("the module has no @main function")
 
 
-def _set_memory_kinds(main, attr_name, spaces, count, ir, notes):
+def _set_memory_kinds(main: Any, attr_name: str, spaces: Optional[Sequence[int]], count: int,
+                      ir: ModuleType, notes: List[str]) -> None:
     """Sets `mhlo.memory_kind` of each argument or result of `main` whose memory space is
     host memory (keeps every other attribute); `spaces` None leaves them as they are."""
     if spaces is None:
@@ -304,15 +358,16 @@ def _set_memory_kinds(main, attr_name, spaces, count, ir, notes):
     _set_kinds(main, attr_name, kinds, ir, keep_device=True)
 
 
-def _set_kinds(main, attr_name, kinds, ir, keep_device=False):
+def _set_kinds(main: Any, attr_name: str, kinds: Sequence[Optional[str]], ir: ModuleType,
+               keep_device: bool = False) -> None:
     """Writes `mhlo.memory_kind` = kinds[i] on argument/result i ("device" removes a host
     kind; None, or "device" with keep_device, leaves the entry as it is)."""
     if not any(k not in (None, "device") for k in kinds) and keep_device:
         return
     old = main.attributes[attr_name] if attr_name in main.attributes else None
-    dicts = []
+    dicts: List[Any] = []
     for i, kind in enumerate(kinds):
-        entries = {}
+        entries: Dict[str, Any] = {}
         if old is not None:
             d = ir.DictAttr(ir.ArrayAttr(old)[i])
             for j in range(len(d)):
@@ -325,7 +380,8 @@ def _set_kinds(main, attr_name, kinds, ir, keep_device=False):
     main.attributes[attr_name] = ir.ArrayAttr.get(dicts)
 
 
-def _plugin_version(backend):
+def _plugin_version(backend: str) -> str:
+    """The backend's plugin and its version ("libtpu 0.0.42.1"), or only its name."""
     from importlib import metadata
     name = {"tpu": "libtpu", "cuda": "jax-cuda12-plugin"}[backend]
     try:
@@ -334,7 +390,7 @@ def _plugin_version(backend):
         return name
 
 
-def run(request, out):
+def run(request: Request, out: Result) -> None:
     """Compiles the request's module, filling `out`, the RESULT object (see the module's
     doc) as it goes; raises what stops it (its stage is in `out`)."""
     out["plugin"] = _plugin_version(request["backend"])
@@ -395,12 +451,12 @@ _FORWARDING_OPCODES = frozenset((
     "kAsyncUpdate", "kDomain", "kAddDependency"))
 
 
-def _memory_analysis(executable):
+def _memory_analysis(executable: Any) -> Tuple[Dict[str, int], str, List[HostBuffer]]:
     """({field: bytes} of the compiled executable's memory analysis, the compiled module's
     entry_computation_layout with XLA's layouts (TPU tiles), "" when it cannot be read,
     the host buffers the compiled module defines: [{"name", "opcode", "shape"}], the
     shape with XLA's layout); ({}, "", []) where the client does not give them."""
-    memory = {}
+    memory: Dict[str, int] = {}
     try:
         stats = executable.get_compiled_memory_stats()
     except Exception:  # not every client implements it
@@ -413,7 +469,7 @@ def _memory_analysis(executable):
             if isinstance(value, int) and not isinstance(value, bool):
                 memory[name] = value
     layout = ""
-    buffers = []
+    buffers: List[HostBuffer] = []
     try:
         module = executable.hlo_modules()[0]
         text = module.to_string()
@@ -427,7 +483,7 @@ def _memory_analysis(executable):
     return memory, layout, buffers
 
 
-def _host_buffers(module, text):
+def _host_buffers(module: Any, text: str) -> List[HostBuffer]:
     """The buffers in host memory (S(5)) that the compiled module's non-fusion
     instructions define: a result that forwards no other value's storage (not
     _FORWARDING_OPCODES), and the destination of a copy-start (element {0} of its
@@ -435,8 +491,8 @@ def _host_buffers(module, text):
     `text` is the module's printed text (it names the entry computation)."""
     at = text.find("\nENTRY ")
     entry_name = text[at + 7:].split(" ", 1)[0].lstrip("%") if at >= 0 else None
-    out = []
-    returned = set()
+    out: List[HostBuffer] = []
+    returned: Set[str] = set()
     for computation in module.make_nonfusion_computations():
         if _get(computation, "name") == entry_name:
             returned = _returned(_get(computation, "root_instruction"))
@@ -453,23 +509,25 @@ def _host_buffers(module, text):
             shape_text = str(shape)
             if "S(5)" in shape_text[shape_text.find("{"):]:
                 out.append({"name": _get(instr, "name"), "opcode": opcode,
-                            "shape": shape_text, "computation": _get(computation, "name")})
+                            "shape": shape_text, "computation": _get(computation, "name"),
+                            "returned": False})
     for b in out:
         b["returned"] = b["name"] in returned
     return out
 
 
-def _get(obj, name):
+def _get(obj: Any, name: str) -> Any:
     """jaxlib's HLO bindings give some properties as methods and others as attributes,
     differently by version: the value either way."""
     value = getattr(obj, name)
     return value() if callable(value) else value
 
 
-def _returned(root):
+def _returned(root: Any) -> Set[str]:
     """Names of the instructions whose buffers the entry root returns: through tuples
     and the forwarding instructions of the root's operands (bitcast, copy-done, ...)."""
-    names, stack = set(), [root]
+    names: Set[str] = set()
+    stack = [root]
     while stack:
         instr = stack.pop()
         name = _get(instr, "name")
@@ -485,7 +543,7 @@ def _returned(root):
     return names
 
 
-def _braced(text, start):
+def _braced(text: str, start: int) -> str:
     """The balanced `{...}` of `text` that starts at `start` ("" when unbalanced)."""
     depth = 0
     for i in range(start, len(text)):
@@ -498,11 +556,11 @@ def _braced(text, start):
     return ""
 
 
-def main(argv):
+def main(argv: Sequence[str]) -> int:
     """Reads REQUEST, writes RESULT; exits 0 when RESULT was written (whatever XLA said)."""
     with open(argv[1]) as fh:
-        request = json.load(fh)
-    out = {"stage": "load", "ok": False, "notes": []}
+        request: Request = json.load(fh)
+    out: Result = {"stage": "load", "ok": False, "notes": []}
     start = time.perf_counter()
     try:
         run(request, out)
