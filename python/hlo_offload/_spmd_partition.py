@@ -5,7 +5,8 @@ the caller's process may have started with one).
     python _spmd_partition.py REQUEST.json RESULT.json
 
 REQUEST: {"module_file": path of HLO text whose placement annotations are already the
-internal MoveToHost / MoveToDevice custom-calls, "num_partitions": N, "dump_dir": path}.
+internal MoveToHost / MoveToDevice custom-calls, "num_partitions": N, "dump_dir": path,
+"module_name": str}.
 RESULT: {"ok": bool, "module": the partitioned HLO text, "error": text, "seconds": float,
 "shardy": bool, "notes": [text]}.
 
@@ -37,16 +38,43 @@ first (`_xla_compile.prepare_sharding`, which the deviceless compile of HLO text
   partitioner treats as any unknown one: its operands and result replicated.
 """
 
+from __future__ import annotations
+
 import glob
 import json
 import os
 import sys
 import time
+from typing import List, TypedDict
 
 
-def main(request_file, result_file):
+class Request(TypedDict):
+    """REQUEST (the module's doc), as `hlo_offload._partition` writes it."""
+
+    module_file: str
+    num_partitions: int
+    dump_dir: str
+    module_name: str
+
+
+class _ResultFields(TypedDict):
+    ok: bool
+    module: str
+    error: str
+    seconds: float
+
+
+class Result(_ResultFields, total=False):
+    """RESULT (the module's doc): `shardy` and `notes` once the module was converted."""
+
+    shardy: bool
+    notes: List[str]
+
+
+def main(request_file: str, result_file: str) -> None:
+    """Reads REQUEST, partitions its module, writes RESULT (whatever XLA said)."""
     with open(request_file) as fh:
-        req = json.load(fh)
+        req: Request = json.load(fh)
     n = int(req["num_partitions"])
     dump = req["dump_dir"]
     os.environ["XLA_FLAGS"] = " ".join([
@@ -56,7 +84,7 @@ def main(request_file, result_file):
         "--xla_disable_hlo_passes=strip-memory-placement-annotations",
     ])
     os.environ["JAX_PLATFORMS"] = "cpu"
-    result = {"ok": False, "module": "", "error": "", "seconds": 0.0}
+    result: Result = {"ok": False, "module": "", "error": "", "seconds": 0.0}
     start = time.perf_counter()
     try:
         import numpy as np
@@ -64,10 +92,14 @@ def main(request_file, result_file):
         from jax._src import compiler
         from jax._src.lib import _jax
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import _xla_compile  # type: ignore[import-not-found]  # a sibling script, on sys.path above
+        # A sibling script, on sys.path above; mypy checks this file as a module of the
+        # package, where no top-level _xla_compile is found (it types the calls as Any).
+        import _xla_compile  # type: ignore[import-not-found]
         with open(req["module_file"]) as fh:
             text = fh.read()
         module, ctx, _ = _xla_compile.hlo_text_to_module(text, req.get("module_name", "module"))
+        shardy: bool
+        notes: List[str]
         with ctx:
             shardy, notes = _xla_compile.prepare_sharding(module)
         result["shardy"] = shardy
