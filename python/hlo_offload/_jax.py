@@ -14,7 +14,8 @@ uses), then the memory spaces of `GetMemorySpaceColor` (xla/pjrt/utils.cc) appli
 entry computation layout, then a parse of the result by jaxlib's HLO parser.
 
 JAX is imported only when one of these functions is called; `import hlo_offload` never
-imports it.
+imports it. JAX's objects (its modules, a Lowered, a jaxpr, MLIR operations and attributes)
+are typed `Any` or `ModuleType`: JAX's types are not followed (pyproject.toml).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Sequence, Tuple, TypeVar, Union, cast
 
 __all__ = [
     "XlaInput",
@@ -159,7 +161,7 @@ class XlaInput:
 # JAX, imported lazily
 
 
-def _import_jax():
+def _import_jax() -> tuple[ModuleType, ModuleType, ModuleType, ModuleType, ModuleType]:
     """Imports jax and the jaxlib pieces used here; ImportError naming the extra if absent."""
     try:
         import jax  # noqa: F401
@@ -185,7 +187,7 @@ def _import_jax():
 _EXCLUDED = False
 
 
-def _sibling(name: str) -> Any:
+def _sibling(name: str) -> ModuleType:
     """The package's module `name` (_types: ParseError and its makers; _sources: what a
     source is), also when this file is loaded on its own, as docs/JAX.md does: then
     from the file beside it (both import nothing but the standard library)."""
@@ -205,9 +207,22 @@ def _sibling(name: str) -> Any:
     return module
 
 
-def _types() -> Any:
-    """hlo_offload._types, also when this file is loaded on its own (_sibling)."""
-    return _sibling("_types")
+class _Sibling:
+    """The package's module `name`, loaded (_sibling) when one of its names is first read:
+    `_types.ParseError` as if `_types` were imported."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(_sibling(self._name), attr)
+
+
+if TYPE_CHECKING:  # the type checker reads the modules themselves
+    from . import _sources, _types
+else:
+    _types = _Sibling("_types")
+    _sources = _Sibling("_sources")
 
 
 # ---------------------------------------------------------------------------------------
@@ -279,7 +294,7 @@ def from_stablehlo_text(text: str, platform: str | None = None,
     try:
         asm = text.encode("utf-8")  # what the parser reads; refuses lone surrogates
     except UnicodeEncodeError as e:
-        raise _types()._unencodable_text_error(text, e, name) from None
+        raise _types._unencodable_text_error(text, e, name) from None
     stated = _check_platform(platform) if platform is not None else None
     platform = stated or "tpu"
     context = jax_mlir.make_ir_context()
@@ -305,11 +320,12 @@ def split_marker_line(text: str) -> int | None:
     return None if m is None else text.count("\n", 0, m.start()) + 1
 
 
-def _stablehlo_parse_error(text: str, error: Exception, path: str):
+def _stablehlo_parse_error(text: str, error: Exception, path: str) -> _types.ParseError:
     """The ParseError for MLIR's refusal of `text`: at the first error's line and column
     (MLIR's, in the StableHLO text), with its message."""
-    types = _types()
-    message, line, column = None, None, None
+    message: str | None = None
+    line: int | None = None
+    column: int | None = None
     for d in getattr(error, "error_diagnostics", None) or ():
         m = _MLIR_FILE_LOC.match(str(d.location))
         message = str(d.message)
@@ -324,11 +340,11 @@ def _stablehlo_parse_error(text: str, error: Exception, path: str):
         message += (f" (line {marker} is a `// -----` marker: this text holds several "
                     "modules, and a StableHLO text is read as one; put each module in a "
                     "file or string of its own)")
-    if line is None:
-        return types.ParseError(f"{path}: error: {message}", path=path, line=None,
-                                column=None, message=message)
+    if line is None or column is None:  # both are set, or neither
+        return _types.ParseError(f"{path}: error: {message}", path=path, line=None,
+                                 column=None, message=message)
     # MLIR's columns count bytes of the line, as the HLO parser's do.
-    return types._located_parse_error(text, path, line, column, message)
+    return _types._located_parse_error(text, path, line, column, message)
 
 
 # JAX's result paths: "result" and then the key path as `jax.tree_util.keystr` prints it
@@ -338,13 +354,14 @@ def _stablehlo_parse_error(text: str, error: Exception, path: str):
 _PATH_KEY = re.compile(r"""\[(?:(-?\d+)|('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"))\]""")
 
 
-def _parse_result_path(path: str) -> list | None:
+def _parse_result_path(path: str) -> list[int | str] | None:
     """The keys of a JAX result path (ints for sequence indices, strs for dict keys), or
     None when it is not "result" followed by such keys (attribute keys among them)."""
     if not path.startswith("result"):
         return None
     import ast
-    keys, pos = [], len("result")
+    keys: list[int | str] = []
+    pos = len("result")
     while pos < len(path):
         m = _PATH_KEY.match(path, pos)
         if m is None:
@@ -355,7 +372,15 @@ def _parse_result_path(path: str) -> list | None:
     return keys
 
 
-def pytree_from_result_paths(paths, leaves):
+_Leaf = TypeVar("_Leaf")
+# What pytree_from_result_paths builds: a leaf, or a tuple or str-keyed dict of such trees.
+PyTree = Union[_Leaf, Tuple["PyTree[_Leaf]", ...], Dict[str, "PyTree[_Leaf]"]]
+# A node of its trie: each child by (type of key, key), a node or (_TRIE_LEAF, the leaf).
+_TrieNode = Dict[Tuple[type, Union[int, str]], Union["_TrieNode", Tuple[object, Any]]]
+
+
+def pytree_from_result_paths(paths: Sequence[str],
+                             leaves: Sequence[_Leaf]) -> PyTree[_Leaf] | None:
     """`leaves` (one per output, in flat order) arranged as the pytree the result paths
     `paths` (JAX's `jax.result_info` names, e.g. "result['opt']['mu']") describe: dicts
     for dict keys, tuples for the indices 0..n-1 of a sequence, the leaf itself for a
@@ -376,9 +401,10 @@ def pytree_from_result_paths(paths, leaves):
     if parsed == [[]]:
         return leaves[0]
     # A trie of the keys; each node a dict of children in first-seen order.
-    root: dict = {}
+    root: _TrieNode = {}
     LEAF = object()
     for keys, leaf in zip(parsed, leaves):
+        assert keys is not None  # none is None (above)
         if not keys:
             return None  # "result" beside other outputs
         node = root
@@ -392,16 +418,16 @@ def pytree_from_result_paths(paths, leaves):
             return None  # a path twice, or a leaf that also has children
         node[key] = (LEAF, leaf)
 
-    def build(node):
+    def build(node: _TrieNode) -> PyTree[_Leaf] | None:
         kinds = {t for t, _ in node}
         if kinds == {int}:
             if [k for _, k in node] != list(range(len(node))):
                 return None
         elif kinds != {str}:
             return None
-        built = []
+        built: list[PyTree[_Leaf]] = []
         for child in node.values():
-            if isinstance(child, tuple) and child and child[0] is LEAF:
+            if isinstance(child, tuple):  # (LEAF, leaf): a node is a dict
                 built.append(child[1])
                 continue
             sub = build(child)
@@ -410,7 +436,7 @@ def pytree_from_result_paths(paths, leaves):
             built.append(sub)
         if kinds == {int}:
             return tuple(built)
-        return dict(zip((k for _, k in node), built))
+        return dict(zip((cast(str, k) for _, k in node), built))  # kinds == {str}
 
     return build(root)
 
@@ -419,7 +445,7 @@ def pytree_from_result_paths(paths, leaves):
 # JAX sources
 
 
-def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
+def from_jax(source: Any, *args: Any, platform: str | None = None, **kwargs: Any) -> XlaInput:
     """Lowers a JAX program and returns the HLO module XLA would compile for it.
 
     source: a `jax.jit`-wrapped function (then `*args, **kwargs` are its arguments, arrays
@@ -437,8 +463,7 @@ def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
     contradicts a Lowered's, or a module jaxlib cannot convert.
     """
     jax, _, _, _, _ = _import_jax()
-    sources = _sibling("_sources")
-    error = sources.source_error(source, args, kwargs, "from_jax")
+    error = _sources.source_error(source, args, kwargs, "from_jax")
     if error is not None:  # an array, a Compiled, jax.pmap or jax.vmap, a plain function
         raise error
     stages = jax.stages
@@ -459,7 +484,7 @@ def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
         else:
             used = lowered_platforms[0] if lowered_platforms else "tpu"
         cpu_check = "cpu" if used == "cpu" else None
-        named = []  # a Lowered keeps no jaxpr
+        named: list[tuple[str, int, str, str]] = []  # a Lowered keeps no jaxpr
         if len(lowered_platforms) > 1:
             notes.append(
                 f"the Lowered was made for several platforms ({', '.join(lowered_platforms)}):"
@@ -479,7 +504,7 @@ def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
             try:
                 traced = source.trace(*args, **kwargs)
             except TypeError as e:
-                error = sources.arguments_error(source, args, kwargs)
+                error = _sources.arguments_error(source, args, kwargs)
                 if error is None:
                     raise
                 raise error from e
@@ -513,7 +538,7 @@ def from_jax(source, *args, platform: str | None = None, **kwargs) -> XlaInput:
 _LOOK_THROUGH = frozenset({"reshape", "squeeze", "expand_dims", "copy", "copy_p", "name"})
 
 
-def checkpoint_names(jaxpr) -> list[tuple[str, int, str, str]]:
+def checkpoint_names(jaxpr: Any) -> list[tuple[str, int, str, str]]:
     """The `jax.ad_checkpoint.checkpoint_name`s of a program, as the report matches them.
 
     jaxpr: a (Closed)Jaxpr, e.g. `jax.jit(f).trace(*args).jaxpr`. JAX lowers the `name`
@@ -532,7 +557,7 @@ def checkpoint_names(jaxpr) -> list[tuple[str, int, str, str]]:
     out: list[tuple[str, int, str, str]] = []
     seen: set[int] = set()
 
-    def producer_of(var, producers, depth=0):
+    def producer_of(var: Any, producers: Mapping[Any, Any], depth: int = 0) -> Any:
         eqn = producers.get(var)
         while eqn is not None and depth < 64:
             depth += 1
@@ -552,7 +577,7 @@ def checkpoint_names(jaxpr) -> list[tuple[str, int, str, str]]:
             return eqn
         return eqn
 
-    def walk(j):
+    def walk(j: Any) -> None:
         j = getattr(j, "jaxpr", j)
         if id(j) in seen:
             return
@@ -577,12 +602,12 @@ def checkpoint_names(jaxpr) -> list[tuple[str, int, str, str]]:
     return out
 
 
-def _producers(jaxpr) -> dict:
+def _producers(jaxpr: Any) -> dict[Any, Any]:
     """Each variable of `jaxpr` by the equation that defines it."""
     return {v: e for e in jaxpr.eqns for v in e.outvars}
 
 
-def _called_jaxpr(eqn, core):
+def _called_jaxpr(eqn: Any, core: ModuleType) -> Any:
     """The one jaxpr a call-like equation (jit, closed_call, remat, custom_jvp_call)
     computes its outputs with; None for other primitives (scan, while, cond)."""
     if eqn.primitive.name not in ("pjit", "jit", "closed_call", "core_call", "remat",
@@ -595,7 +620,7 @@ def _called_jaxpr(eqn, core):
     return None
 
 
-def _tuple_args(lowered, platform: str) -> bool:
+def _tuple_args(lowered: Any, platform: str) -> bool:
     """Whether JAX compiles this Lowered with its arguments tupled on `platform`.
 
     JAX decides it when it compiles (pxla.py, `dispatch.should_tuple_args(len(in_avals),
@@ -622,7 +647,7 @@ def _check_platform(platform: str) -> str:
     return p
 
 
-def _lowered_platforms(lowered) -> tuple[str, ...]:
+def _lowered_platforms(lowered: Any) -> tuple[str, ...]:
     """The platforms a Lowered was made for (JAX keeps them on its lowering object)."""
     lowering = getattr(lowered, "_lowering", None)
     plats = getattr(lowering, "_platforms", None)
@@ -637,7 +662,8 @@ def _lowered_platforms(lowered) -> tuple[str, ...]:
 # StableHLO -> HLO with memory kinds
 
 
-def _main_function(module, ir):
+def _main_function(module: Any, ir: ModuleType) -> Any:
+    """The func.func op `main` of the module; ValueError when there is none."""
     for op in module.body.operations:
         if op.operation.name == "func.func" and \
                 ir.StringAttr(op.attributes["sym_name"]).value == "main":
@@ -646,7 +672,9 @@ def _main_function(module, ir):
     raise ValueError("the StableHLO module has no main function")
 
 
-def _attr_dicts(func, name: str, count: int, ir) -> list:
+def _attr_dicts(func: Any, name: str, count: int, ir: ModuleType) -> list[Any]:
+    """The ir.DictAttr of each of `count` arguments or results (`name`: arg_attrs,
+    res_attrs) of `func`; None for each when it has none."""
     if name not in func.attributes:
         return [None] * count
     arr = ir.ArrayAttr(func.attributes[name])
@@ -657,10 +685,10 @@ def _attr_dicts(func, name: str, count: int, ir) -> list:
     return dicts
 
 
-def _partition_counts(module, ir) -> dict[str, int]:
+def _partition_counts(module: Any, ir: ModuleType) -> dict[str, int]:
     """The module's `mhlo.num_replicas` / `mhlo.num_partitions` above 1, by the names the
     HloModule line gives them (`replica_count`, `num_partitions`)."""
-    counts = {}
+    counts: dict[str, int] = {}
     attrs = module.operation.attributes
     for key, name in (("mhlo.num_replicas", "replica_count"),
                       ("mhlo.num_partitions", "num_partitions")):
@@ -671,7 +699,7 @@ def _partition_counts(module, ir) -> dict[str, int]:
     return counts
 
 
-def _with_partition_counts(text: str, counts: dict[str, int]) -> str:
+def _with_partition_counts(text: str, counts: Mapping[str, int]) -> str:
     """`text` with the partition and replica counts on its HloModule line, where XLA's
     printer puts them (after the entry computation layout, before the frontend
     attributes; `HloModule::ToString`). jaxlib's conversion to HLO keeps them in the
@@ -687,13 +715,16 @@ def _with_partition_counts(text: str, counts: dict[str, int]) -> str:
     return first + sep + rest
 
 
-def _string_attr(d, key: str, ir) -> str | None:
+def _string_attr(d: Any, key: str, ir: ModuleType) -> str | None:
+    """The string attribute `key` of the ir.DictAttr `d` (None: no dict, no such key)."""
     if d is None or key not in d:
         return None
-    return ir.StringAttr(d[key]).value
+    value: str = ir.StringAttr(d[key]).value
+    return value
 
 
-def _memory_kinds(dicts, ir) -> list[str]:
+def _memory_kinds(dicts: Sequence[Any], ir: ModuleType) -> list[str]:
+    """The memory kind of each argument or result, by its attributes (_attr_dicts)."""
     kinds = []
     for d in dicts:
         kind = _string_attr(d, "mhlo.memory_kind", ir)
@@ -706,19 +737,23 @@ def _memory_kinds(dicts, ir) -> list[str]:
     return kinds
 
 
-def _arg_name(block_arg, attrs, ir) -> str:
+def _arg_name(block_arg: Any, attrs: Any, ir: ModuleType) -> str:
+    """The name JAX gives an argument of main (its attributes: an ir.DictAttr or None)."""
     name = _string_attr(attrs, "jax.arg_info", ir)  # older JAX exports
     if name is not None:
         return name
     loc = block_arg.location
     if isinstance(loc, ir.NameLoc):  # JAX 0.5+: the argument's location is its name
-        return loc.name_str
+        loc_name: str = loc.name_str
+        return loc_name
     return ""
 
 
-def _convert(module, *, platform: str, tuple_args: bool, out_tree, notes,
-             text_file: str = "", cpu_check: str | None = None,
+def _convert(module: Any, *, platform: str, tuple_args: bool, out_tree: object | None,
+             notes: list[str], text_file: str = "", cpu_check: str | None = None,
              what: str = "Lowered") -> XlaInput:
+    """The XlaInput of a StableHLO ir.Module (from_jax, from_stablehlo_text); `notes`
+    gets what the conversion adds."""
     _, jax_mlir, jaxlib_ext, xla_client, ir = _import_jax()
     with module.context:
         main = _main_function(module, ir)
@@ -731,8 +766,10 @@ def _convert(module, *, platform: str, tuple_args: bool, out_tree, notes,
         output_kinds = _memory_kinds(res_dicts, ir)
         input_paths = [_arg_name(a, d, ir) for a, d in zip(block_args, arg_dicts)]
         output_paths = [_string_attr(d, "jax.result_info", ir) or "" for d in res_dicts]
-        cpu_lowering, cpu_notes = None, []
-        platform_unknown, unknown_notes = None, []
+        cpu_lowering: str | None = None
+        cpu_notes: list[str] = []
+        platform_unknown: str | None = None
+        unknown_notes: list[str] = []
         if cpu_check is not None and _uses_memory_kinds(arg_dicts, res_dicts, ir):
             if cpu_check == "cpu":
                 cpu_lowering = _CPU_LOWERED.format(what=what)
@@ -786,7 +823,8 @@ def _convert(module, *, platform: str, tuple_args: bool, out_tree, notes,
                     platform_unknown_notes=unknown_notes, stablehlo=bytecode)
 
 
-def _uses_memory_kinds(arg_dicts, res_dicts, ir) -> bool:
+def _uses_memory_kinds(arg_dicts: Sequence[Any], res_dicts: Sequence[Any],
+                       ir: ModuleType) -> bool:
     """Whether JAX wrote a memory kind on any argument or result of `main`. JAX 0.10.2
     writes none when every memory kind of the program is the default one, transfers in
     the jaxpr included (`are_all_shardings_default_mem_kind` in
@@ -800,18 +838,22 @@ def _uses_memory_kinds(arg_dicts, res_dicts, ir) -> bool:
 _ANNOTATE = "annotate_device_placement"
 
 
-def _placement(op, ir) -> str | None:
+def _placement(op: Any, ir: ModuleType) -> str | None:
     """The `_xla_buffer_placement` of an annotate_device_placement custom call."""
     if "mhlo.frontend_attributes" not in op.attributes:
         return None
     attrs = ir.DictAttr(op.attributes["mhlo.frontend_attributes"])
     if "_xla_buffer_placement" not in attrs:
         return None
-    return ir.StringAttr(attrs["_xla_buffer_placement"]).value
+    placement: str = ir.StringAttr(attrs["_xla_buffer_placement"]).value
+    return placement
+
+
 _SHARDING_OPS = ("sdy.sharding_constraint", "mhlo.sharding")  # with custom_call @Sharding
 
 
-def _has_accelerator_annotation(module, main, output_kinds, ir) -> bool:
+def _has_accelerator_annotation(module: Any, main: Any, output_kinds: Sequence[str],
+                                ir: ModuleType) -> bool:
     """Whether the module has an annotate_device_placement that JAX 0.10.2 writes only
     when it lowers for TPU or GPU. A lowering for the CPU keeps two kinds (both are
     written whatever the platform): the one on a result of `main` that out_shardings
@@ -822,16 +864,16 @@ def _has_accelerator_annotation(module, main, output_kinds, ir) -> bool:
     anything but main's return, or right after the sharding constraint a device_put to
     a sharding writes on TPU and GPU) is a device_put's or a remat offload's
     (`_tpu_gpu_device_put_lowering`, jax/_src/dispatch.py)."""
-    found = []
+    found: list[Any] = []
 
-    def owner_name(value):
+    def owner_name(value: Any) -> tuple[str | None, Any]:
         owner = value.owner
         if isinstance(owner, ir.Block):
             return None, None
         op = owner.operation if hasattr(owner, "operation") else owner
         return op.name, op
 
-    def is_accelerator(op, in_main: bool) -> bool:
+    def is_accelerator(op: Any, in_main: bool) -> bool:
         if not op.operands:
             return True
         name, src = owner_name(op.operands[0])
@@ -858,7 +900,7 @@ def _has_accelerator_annotation(module, main, output_kinds, ir) -> bool:
                 return True   # not out_shardings' annotation of that result
         return False
 
-    def walk(block, in_main):
+    def walk(block: Any, in_main: bool) -> bool:
         for view in block.operations:
             op = view.operation
             if op.name == "stablehlo.custom_call" and \
@@ -908,8 +950,8 @@ def _text_line_locations(hlo_text: str, text_file: str) -> tuple[str, bool]:
 # The entry computation layout
 
 
-def apply_memory_kinds_to_entry_layout(hlo_text: str, input_spaces: list[int],
-                                       output_spaces: list[int], *,
+def apply_memory_kinds_to_entry_layout(hlo_text: str, input_spaces: Sequence[int],
+                                       output_spaces: Sequence[int], *,
                                        tuple_args: bool = False) -> str:
     """Writes memory spaces into the `entry_computation_layout` of an HLO module's header.
 
@@ -926,7 +968,8 @@ def apply_memory_kinds_to_entry_layout(hlo_text: str, input_spaces: list[int],
                                          tuple_args)
 
 
-def _verify_parses(text: str, in_spaces, out_spaces, xla_client) -> None:
+def _verify_parses(text: str, in_spaces: Sequence[int], out_spaces: Sequence[int],
+                   xla_client: ModuleType) -> None:
     """Parses `text` with jaxlib's HLO parser and checks the memory spaces survived."""
     try:
         module = xla_client.hlo.hlo_module_from_text(text)
