@@ -18,7 +18,13 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple, Union
+
+if TYPE_CHECKING:  # the child's script; never imported, its REQUEST and RESULT types are read
+    from ._spmd_partition import Request, Result
+
+# HLO module text, or its UTF-8 bytes (as read from a file).
+HloText = Union[str, bytes, bytearray, memoryview]
 
 _CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_spmd_partition.py")
 
@@ -47,14 +53,14 @@ class Partitioned:
     hint: str = ""
 
 
-def num_partitions(hlo_text) -> int:
+def num_partitions(hlo_text: HloText) -> int:
     """`num_partitions=N` of the HloModule line (1 when absent or when the text does not
     parse)."""
     state = partitioning(hlo_text)
     return state[0] if state is not None else 1
 
 
-def partitioning(hlo_text) -> Optional[Tuple[int, str]]:
+def partitioning(hlo_text: HloText) -> Optional[Tuple[int, str]]:
     """(num_partitions, the name of the first instruction that says the module is not
     SPMD-partitioned yet, "" when none: a sharded entry parameter or root, a sharding
     custom-call) of the module, by the core's parser; None when the text does not parse
@@ -67,7 +73,7 @@ def partitioning(hlo_text) -> Optional[Tuple[int, str]]:
     return _core.partitioning(data)
 
 
-def needs_partitioning(hlo_text) -> Optional[Tuple[int, str]]:
+def needs_partitioning(hlo_text: HloText) -> Optional[Tuple[int, str]]:
     """(num_partitions, the sharded instruction's name) for a module of several
     partitions that XLA has not partitioned yet; None otherwise, a module already
     partitioned (XLA's dump after spmd-partitioning) included."""
@@ -108,10 +114,11 @@ def partition(hlo_text: str, module_name: str = "module", timeout: float = 600) 
             fh.write(converted)
         req_file = os.path.join(tmp, "request.json")
         res_file = os.path.join(tmp, "result.json")
+        request: Request = {"module_file": module_file, "num_partitions": n,
+                            "dump_dir": os.path.join(tmp, "dump"),
+                            "module_name": module_name}
         with open(req_file, "w") as fh:
-            json.dump({"module_file": module_file, "num_partitions": n,
-                       "dump_dir": os.path.join(tmp, "dump"), "module_name": module_name},
-                      fh)
+            json.dump(request, fh)
         env = dict(os.environ)
         env.pop("XLA_FLAGS", None)  # the child sets its own
         try:
@@ -126,7 +133,7 @@ def partition(hlo_text: str, module_name: str = "module", timeout: float = 600) 
                                         f"{proc.returncode}: {reason}",
                                hint=_hint(reason, hlo_text))
         with open(res_file) as fh:
-            res = json.load(fh)
+            res: Result = json.load(fh)
     notes = list(res.get("notes") or ())
     if not res.get("ok"):
         reason = first_line(res.get("error") or "XLA's partitioner failed")
