@@ -34,7 +34,12 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import (TYPE_CHECKING, Any, Dict, List, Mapping, MutableMapping, Optional,
+                    Sequence, Tuple, TypedDict, Union)
+
+if TYPE_CHECKING:  # the child's script is never imported: its RESULT's types are read
+    from ._types import Diagnostic
+    from ._xla_compile import HostBuffer, Request, Result
 
 __all__ = ["BACKENDS", "XlaUnavailable", "XlaVerdict", "install_xla", "installed",
            "install_command", "compile_module", "compare", "installed_versions",
@@ -91,7 +96,7 @@ class XlaUnavailable(RuntimeError):
         self.install_command = install_command
 
 
-def check_backend(backend) -> str:
+def check_backend(backend: object) -> str:
     """`backend` ("tpu", "cuda"; "gpu" means "cuda") checked; ValueError otherwise."""
     if not isinstance(backend, str):
         raise TypeError(f"xla must be 'tpu' or 'cuda', not {type(backend).__name__}")
@@ -107,7 +112,7 @@ def pkg_dir(backend: str) -> str:
     return os.path.join(PKG_ROOT, backend)
 
 
-def _plugin_paths(backend: str) -> Optional[list]:
+def _plugin_paths(backend: str) -> Optional[List[str]]:
     """Folders to put on the child's path for the backend's plugin ([] when the caller's
     environment has it), or None when it is nowhere."""
     if os.path.exists(os.path.join(pkg_dir(backend), _PLUGIN_FILE[backend])):
@@ -131,7 +136,7 @@ def installed(backend: str) -> bool:
     return _plugin_paths(check_backend(backend)) is not None
 
 
-def _packages(backend: str) -> list:
+def _packages(backend: str) -> List[str]:
     """The packages that match the installed jax (its own extras), else PACKAGES."""
     try:
         from importlib import metadata
@@ -146,7 +151,7 @@ def _packages(backend: str) -> list:
     return [f"jax-cuda12-plugin=={version}", f"jax-cuda12-pjrt=={version}"]
 
 
-def install_command(backend: str) -> list:
+def install_command(backend: str) -> List[str]:
     """The pip command line (argv) that puts the backend's packages into pkg_dir()."""
     backend = check_backend(backend)
     return [sys.executable, "-m", "pip", "install", "--no-deps", "--target",
@@ -172,7 +177,7 @@ _COMPILER_DISTRIBUTIONS = {"tpu": ("libtpu",),
                            "cuda": ("jax-cuda12-plugin", "jax-cuda13-plugin")}
 
 
-def _installed_distribution(names: tuple,
+def _installed_distribution(names: Sequence[str],
                             folder: Optional[str]) -> Optional[Tuple[str, str]]:
     """(name, version) of the first of `names` installed in `folder` (an install_xla()
     folder) or, with folder None, in this environment; None when none is."""
@@ -257,7 +262,7 @@ def _unavailable(backend: str) -> XlaUnavailable:
 
 
 def child_env(backend: str, dump_dir: Optional[str] = None, extra_flags: str = "",
-              extra_path=()) -> dict:
+              extra_path: Sequence[str] = ()) -> Dict[str, str]:
     """Environment for a child process that compiles for `backend`: the plugin's folder
     on PYTHONPATH, JAX on the CPU, libtpu told not to ask a metadata server and to log
     warnings to standard error, XLA's pass dumps around the HostOffloader into
@@ -341,7 +346,7 @@ def tpu_topology(num_partitions: int) -> str:
                      f"{_TPU_TOPOLOGIES[-1][0]}; pass xla_topology=")
 
 
-def host_compute_warnings(log_text: str) -> list:
+def host_compute_warnings(log_text: str) -> List[str]:
     """XLA's host-compute warnings in a log, one per line, without the log prefix."""
     return [LOG_PREFIX_RE.sub("", line.strip()) for line in log_text.splitlines()
             if HOST_COMPUTE_RE.search(line)]
@@ -359,13 +364,29 @@ def _skip_shape(text: str, i: int) -> int:
     raise ValueError("unbalanced shape: %r" % text[i:i + 80])
 
 
-def _table(hlo_text: str, title: str) -> dict:
+def _table(hlo_text: str, title: str) -> Dict[str, str]:
     """{id: rest of line} of one of the printer's tables (FileNames, StackFrames, ...)."""
     m = re.search(r"^%s\n((?:\d+ .*\n)*)" % title, hlo_text, re.M)
-    return dict(line.split(" ", 1) for line in m.group(1).splitlines()) if m else {}
+    if not m:
+        return {}
+    return {key: rest for key, rest in (line.split(" ", 1) for line in m.group(1).splitlines())}
 
 
-def instruction_metadata(hlo_text: str, name: str) -> Optional[dict]:
+class _HostComputeName(TypedDict):
+    name: str
+
+
+class HostCompute(_HostComputeName, total=False):
+    """An instruction XLA converted into host compute (XlaVerdict.host_compute): its name,
+    and what XLA's dump before the HostOffloader says of it (instruction_metadata)."""
+
+    opcode: Optional[str]
+    op_name: Optional[str]
+    source_file: str
+    source_line: int
+
+
+def instruction_metadata(hlo_text: str, name: str) -> Optional[HostCompute]:
     """{name, opcode, op_name[, source_file, source_line]} of instruction `name` in an XLA
     dump (HLO text), or None when it is not there."""
     m = re.search(r"^\s*(?:ROOT\s+)?%?" + re.escape(name) + r" = ", hlo_text, re.M)
@@ -375,9 +396,11 @@ def instruction_metadata(hlo_text: str, name: str) -> Optional[dict]:
     line = hlo_text[m.end():end if end >= 0 else len(hlo_text)]
     op = re.match(r"\s*([\w-]+)\(", line[_skip_shape(line, 0):])
     meta = re.search(r"metadata=\{([^}]*)\}", line)
-    fields = dict(re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)', meta.group(1))) if meta else {}
-    row = {"name": name, "opcode": op.group(1) if op else None,
-           "op_name": fields.get("op_name", '""')[1:-1].replace('\\"', '"') or None}
+    fields: Dict[str, str] = dict(
+        re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)', meta.group(1))) if meta else {}
+    row: HostCompute = {"name": name, "opcode": op.group(1) if op else None,
+                        "op_name": fields.get("op_name", '""')[1:-1].replace('\\"', '"')
+                        or None}
     if "source_line" in fields:
         row["source_file"] = os.path.basename(fields.get("source_file", '""')[1:-1])
         row["source_line"] = int(fields["source_line"])
@@ -394,6 +417,46 @@ def instruction_metadata(hlo_text: str, name: str) -> Optional[dict]:
             row["source_file"] = os.path.basename(names.get(file_id.group(1), '""')[1:-1])
             row["source_line"] = int(line_no.group(1))
     return row
+
+
+class VerdictJson(TypedDict):
+    """XlaVerdict.to_json(): the `xla` object of `check --format=json --xla=...`."""
+
+    backend: str
+    topology: str
+    plugin: str
+    verdict: bool
+    ok: bool
+    reason: Optional[str]
+    error: Optional[str]
+    code: Optional[str]
+    status: Optional[str]
+    host_compute: List[HostCompute]
+    seconds: float
+    total_seconds: float
+    notes: List[str]
+    memory: Dict[str, int]
+
+
+class MemoryFigureJson(TypedDict):
+    """MemoryFigure.to_json()."""
+
+    label: str
+    xla_field: str
+    xla: int
+    ours_field: Optional[str]
+    ours: Optional[int]
+    explained: Optional[int]
+    why: str
+
+
+class ComparisonJson(VerdictJson):
+    """Comparison.to_json(): the verdict's object with our agreement and XLA's memory
+    figures."""
+
+    agrees: Optional[bool]
+    disagreements: List[str]
+    memory_figures: List[MemoryFigureJson]
 
 
 @dataclass
@@ -426,13 +489,13 @@ class XlaVerdict:
     error: Optional[str] = None
     code: Optional[str] = None
     status: Optional[str] = None
-    host_compute: list = field(default_factory=list)
+    host_compute: List[HostCompute] = field(default_factory=list)
     seconds: float = 0.0
     total_seconds: float = 0.0
-    notes: list = field(default_factory=list)
+    notes: List[str] = field(default_factory=list)
     memory: Dict[str, int] = field(default_factory=dict)
     entry_layout: str = ""
-    host_buffers: list = field(default_factory=list)
+    host_buffers: List[HostBuffer] = field(default_factory=list)
 
     def headline(self) -> str:
         """One line: what XLA said, e.g. "XLA (libtpu 0.0.42.1, tpu v5e:2x2) compiles
@@ -449,7 +512,7 @@ class XlaVerdict:
         first = (self.error or "").strip().splitlines()
         return f"{who} refuses the module{took}: {first[0] if first else ''}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> VerdictJson:
         """The verdict as JSON (the `xla` object of `check --format=json --xla=...`)."""
         return {"backend": self.backend, "topology": self.topology, "plugin": self.plugin,
                 "verdict": self.verdict, "ok": self.ok, "reason": self.reason or None,
@@ -459,9 +522,11 @@ class XlaVerdict:
                 "memory": dict(self.memory)}
 
 
-def compile_module(data, module_format: str, *, backend: str, topology: Optional[str] = None,
-                   num_partitions: int = 1, module_name: str = "module",
-                   result_memory_kinds=None, timeout: float = 900) -> XlaVerdict:
+def compile_module(data: Union[str, bytes], module_format: str, *, backend: str,
+                   topology: Optional[str] = None, num_partitions: int = 1,
+                   module_name: str = "module",
+                   result_memory_kinds: Optional[Sequence[str]] = None,
+                   timeout: float = 900) -> XlaVerdict:
     """Compiles one module with XLA's compile-only client for `backend`, in a child process.
 
     data: StableHLO (MLIR text or bytecode; module_format "stablehlo") or HLO text
@@ -491,10 +556,12 @@ def compile_module(data, module_format: str, *, backend: str, topology: Optional
                                    "module.hlo")
         with open(module_file, "wb") as fh:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-        request = {"backend": backend, "topology": topology, "target_config": target_config,
-                   "num_partitions": int(num_partitions), "module_file": module_file,
-                   "module_format": module_format, "module_name": module_name,
-                   "result_memory_kinds": result_memory_kinds}
+        request: Request = {"backend": backend, "topology": topology,
+                            "target_config": target_config,
+                            "num_partitions": int(num_partitions),
+                            "module_file": module_file, "module_format": module_format,
+                            "module_name": module_name,
+                            "result_memory_kinds": result_memory_kinds}
         req_file = os.path.join(tmp, "request.json")
         res_file = os.path.join(tmp, "result.json")
         log_file = os.path.join(tmp, "xla.log")
@@ -524,7 +591,7 @@ def compile_module(data, module_format: str, *, backend: str, topology: Optional
                                  if tail else ""))
             return verdict
         with open(res_file) as fh:
-            out = json.load(fh)
+            out: Result = json.load(fh)
         verdict.plugin = out.get("plugin", "")
         verdict.notes = list(out.get("notes", []))
         verdict.seconds = float(out.get("seconds") or 0.0)
@@ -553,7 +620,7 @@ def compile_module(data, module_format: str, *, backend: str, topology: Optional
             verdict.code = m.group(1) if m else None
             s = _STATUS_RE.match(verdict.error)
             verdict.status = s.group(1) if s else None
-        names = []
+        names: List[str] = []
         for line in host_compute_warnings(log_text):
             m = HOST_COMPUTE_NAME_RE.search(line)
             if m and m.group(1) not in names:
@@ -603,7 +670,11 @@ _HOST_COMPUTE_CODE = "HO2001"
 _MESSAGE_NAME_RE = re.compile(r'instruction \("([^"]+)"\)')
 
 
-def _our_host_compute(diag) -> tuple:
+# (name, opcode, op_name) of an instruction of our HO2001 diagnostics.
+_OurHostCompute = Tuple[str, Optional[str], Optional[str]]
+
+
+def _our_host_compute(diag: Diagnostic) -> _OurHostCompute:
     """(name, opcode, op_name) of the instruction one of our HO2001 diagnostics names."""
     m = _MESSAGE_NAME_RE.search(diag.message)
     name = m.group(1) if m else (diag.instruction or "")
@@ -616,7 +687,7 @@ def _our_host_compute(diag) -> tuple:
     return name, opcode, diag.op_name
 
 
-def _same_op(ours: tuple, xla: dict) -> bool:
+def _same_op(ours: _OurHostCompute, xla: HostCompute) -> bool:
     """One of our HO2001 instructions and one XLA converted are the same instruction:
     the same opcode and op_name (XLA's may have the op_name of the call it was inlined
     from in front: xla/service/call_inliner.cc propagates it), else the same name."""
@@ -638,28 +709,29 @@ class Comparison:
     """
 
     agrees: bool
-    confirmed: dict
-    disagreements: list
+    confirmed: Dict[int, bool]
+    disagreements: List[str]
     summary: str
     verdict: XlaVerdict
     # XLA's memory analysis beside our per-device bytes (memory_figures()); empty
     # without them.
-    memory: list = field(default_factory=list)
+    memory: List[MemoryFigure] = field(default_factory=list)
 
-    def mark_json(self, diagnostics, json_entries) -> None:
+    def mark_json(self, diagnostics: Sequence[Diagnostic],
+                  json_entries: Sequence[MutableMapping[str, Any]]) -> None:
         """Sets `xla_confirmed` on each JSON entry (`check --format=json`) whose
         diagnostic, at the same position in `diagnostics`, XLA confirms or not."""
         for d, j in zip(diagnostics, json_entries):
             if id(d) in self.confirmed:
                 j["xla_confirmed"] = self.confirmed[id(d)]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ComparisonJson:
         """The `xla` object of `check --format=json --xla=...`: the verdict, `agrees`
         (None without a verdict) and `disagreements`."""
-        return dict(self.verdict.to_json(),
-                    agrees=self.agrees if self.verdict.verdict else None,
-                    disagreements=list(self.disagreements),
-                    memory_figures=[f.to_json() for f in self.memory])
+        return {**self.verdict.to_json(),
+                "agrees": self.agrees if self.verdict.verdict else None,
+                "disagreements": list(self.disagreements),
+                "memory_figures": [f.to_json() for f in self.memory]}
 
     def text(self, file: str) -> str:
         """The lines `check --xla=...` prints for `file`: XLA's verdict, its status lines,
@@ -682,7 +754,7 @@ class Comparison:
         return 0 if self.verdict.ok else 1
 
 
-def _same_error(d, verdict: XlaVerdict) -> bool:
+def _same_error(d: Diagnostic, verdict: XlaVerdict) -> bool:
     """Whether our error `d` is the one XLA raised: the same code (E1200), or, for an
     error XLA raises without a code (our HO1xxx, docs/errors), XLA's own sentence, which
     our message starts with, in XLA's error text."""
@@ -698,8 +770,8 @@ def _same_error(d, verdict: XlaVerdict) -> bool:
     return bool(sentence) and sentence in verdict.error
 
 
-def compare(diagnostics, verdict: XlaVerdict,
-            ours_memory: Optional[Dict[str, int]] = None) -> Comparison:
+def compare(diagnostics: Sequence[Diagnostic], verdict: XlaVerdict,
+            ours_memory: Optional[Mapping[str, int]] = None) -> Comparison:
     """Marks each of our errors and HO2001 warnings confirmed or not by XLA's verdict;
     with `ours_memory` (the report's per-device byte figures), XLA's memory analysis
     beside them (memory_figures())."""
@@ -709,9 +781,9 @@ def compare(diagnostics, verdict: XlaVerdict,
     return comparison
 
 
-def _compare(diagnostics, verdict: XlaVerdict) -> Comparison:
-    confirmed = {}
-    disagreements = []
+def _compare(diagnostics: Sequence[Diagnostic], verdict: XlaVerdict) -> Comparison:
+    confirmed: Dict[int, bool] = {}
+    disagreements: List[str] = []
     if not verdict.verdict:
         return Comparison(True, {}, [], f"not compared: {verdict.reason}", verdict)
     errors = [d for d in diagnostics if d.severity == "error"]
@@ -734,7 +806,7 @@ def _compare(diagnostics, verdict: XlaVerdict) -> Comparison:
     # Host compute: a multiset match of our HO2001 instructions and XLA's.
     left = list(verdict.host_compute)
     ours = [d for d in diagnostics if d.code == _HOST_COMPUTE_CODE]
-    seen: Dict[str, Any] = {}
+    seen: Dict[str, Diagnostic] = {}
     for d in ours:
         key = _our_host_compute(d)
         if key[0] in seen:  # one instruction, several diagnostics: one answer
@@ -792,7 +864,8 @@ class MemoryFigure:
     explained: Optional[int]
     why: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> MemoryFigureJson:
+        """This figure as JSON (an entry of the `memory_figures` of `check --format=json`)."""
         return {"label": self.label, "xla_field": self.field, "xla": self.xla,
                 "ours_field": self.ours_field, "ours": self.ours,
                 "explained": self.explained, "why": self.why}
@@ -857,7 +930,7 @@ def _top_level(shape: str) -> List[str]:
     return out
 
 
-def memory_figures(verdict: XlaVerdict, ours: Dict[str, int]) -> List[MemoryFigure]:
+def memory_figures(verdict: XlaVerdict, ours: Mapping[str, int]) -> List[MemoryFigure]:
     """XLA's memory analysis (verdict.memory) beside our per-device figures (`ours`: the
     report's JSON keys), each difference explained from XLA's compiled module: its
     entry layout and host buffers in XLA's layouts, whose TPU tiles pad the two minor
@@ -869,7 +942,7 @@ def memory_figures(verdict: XlaVerdict, ours: Dict[str, int]) -> List[MemoryFigu
         return []
     parts = _layout_parts(verdict.entry_layout) if verdict.entry_layout else None
     temp_buffers = [b for b in verdict.host_buffers if not b.get("returned")]
-    rows = []
+    rows: List[MemoryFigure] = []
     for label, xla_field, ours_field, where in _MEMORY_ROWS:
         if xla_field not in verdict.memory:
             continue
