@@ -92,11 +92,14 @@ class ParseError(ValueError):
         self.column = column
         self.message = message
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Callable[..., ParseError],
+                                  Tuple[str, str, Optional[int], Optional[int], str]]:
         return (_make_parse_error, (self.args[0], self.path, self.line, self.column, self.message))
 
 
-def _make_parse_error(rendered, path, line, column, message):
+def _make_parse_error(rendered: str, path: str, line: Optional[int], column: Optional[int],
+                      message: str) -> ParseError:
+    """ParseError from its pickled fields (ParseError.__reduce__)."""
     return ParseError(rendered, path=path, line=line, column=column, message=message)
 
 
@@ -297,7 +300,8 @@ class Diagnostic:
 
 
 def _front_end_diagnostic(code: str, name: str, message: str, *, file: str,
-                          notes=(), severity: Severity = Severity.ERROR) -> Diagnostic:
+                          notes: Sequence[str] = (),
+                          severity: Severity = Severity.ERROR) -> Diagnostic:
     """An error (or warning) the Python front end reports before the core runs (HO0002:
     a lowering for the CPU, or text that may be one), shaped as the core shapes an
     unlocated diagnostic: the text of src/diag/render.cc `RenderText`
@@ -379,7 +383,9 @@ class Result:
         self.notes = list(notes)
         self.hlo_text = hlo_text
         self.xla_input = xla_input
-        self.xla: Any = None  # hlo_offload.XlaVerdict with check(..., xla=...)
+        # hlo_offload.XlaVerdict with check(..., xla=...). The XLA side's values are Any
+        # here: this module is below hlo_offload._xla and imports nothing of it.
+        self.xla: Any = None
         self.xla_agrees: Optional[bool] = None
         self.xla_disagreements: List[str] = []
         self.xla_memory: List[Any] = []
@@ -409,7 +415,8 @@ class Result:
         """The lines `check --xla=...` prints about XLA's verdict ("" without one)."""
         if self._xla_comparison is None:
             return ""
-        return self._xla_comparison.text(self.file)
+        text: str = self._xla_comparison.text(self.file)
+        return text
 
     def _materialize(self) -> None:
         with self._lock:
@@ -453,7 +460,8 @@ class Result:
     def ok(self) -> bool:
         """True when no diagnostic is an error (XLA's verdict decides when it gave one)."""
         if self.xla is not None and self.xla.verdict:
-            return self.xla.ok
+            xla_ok: bool = self.xla.ok
+            return xla_ok
         return self._counts[0] == 0
 
     @property
