@@ -133,6 +133,13 @@ class Offloader {
   };
   // The observer through which WalkDownHostMemoryOffloadPaths rewrites.
   class DownWalk;
+  // A walk that reached a device output, as PassContext::device_output_walks
+  // is shown it.
+  class UnappliedWalk;
+  // The rewrite of a walk: what `found` collected, then the copies.
+  absl::Status ApplyWalk(const DownWalk& found, const IAS& start,
+                         bool insert_copy_before,
+                         std::optional<int64_t> operand_index);
   // Tags `instr` host compute with XLA's warning (HO2001); `at`, when the
   // walk met it, adds the path taken, the ops allowed on a host path and a
   // fix to the warning.
@@ -687,6 +694,31 @@ class Offloader::DownWalk : public HostPathObserver {
   const Instruction* origin_;
 };
 
+class Offloader::UnappliedWalk : public DeviceOutputWalk {
+ public:
+  UnappliedWalk(Offloader& offloader, const DownWalk& found, const IAS& start,
+                bool insert_copy_before, std::optional<int64_t> operand_index)
+      : o_(offloader),
+        found_(found),
+        start_(start),
+        insert_copy_before_(insert_copy_before),
+        operand_index_(operand_index) {}
+
+  absl::Status Rewrite() override {
+    if (rewritten_) return absl::OkStatus();
+    rewritten_ = true;
+    return o_.ApplyWalk(found_, start_, insert_copy_before_, operand_index_);
+  }
+
+ private:
+  Offloader& o_;
+  const DownWalk& found_;
+  const IAS& start_;
+  bool insert_copy_before_;
+  std::optional<int64_t> operand_index_;
+  bool rewritten_ = false;
+};
+
 absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
     const IAS& start, bool insert_copy_before,
     std::optional<int64_t> operand_index, const Instruction* origin) {
@@ -701,9 +733,21 @@ absl::Status Offloader::WalkDownHostMemoryOffloadPaths(
   DownWalk found(*this, origin);
   HostPathWalk walk(call_graph_);
   RETURN_IF_ERROR(walk.Run(start, found));
-  // A walk that reached a device output is not applied (XLA stops the pass
-  // there); with report_all_output_errors the other walks still run.
-  if (found.failed && !context_.options.apply_failing_walks) return absl::OkStatus();
+  if (found.failed) {
+    // A walk that reached a device output is not applied (XLA stops the pass
+    // there); with report_all_output_errors the other walks still run, and
+    // an observer may have it rewritten first.
+    if (context_.device_output_walks == nullptr) return absl::OkStatus();
+    UnappliedWalk unapplied(*this, found, start, insert_copy_before,
+                            operand_index);
+    return context_.device_output_walks->Reached(unapplied);
+  }
+  return ApplyWalk(found, start, insert_copy_before, operand_index);
+}
+
+absl::Status Offloader::ApplyWalk(const DownWalk& found, const IAS& start,
+                                  bool insert_copy_before,
+                                  std::optional<int64_t> operand_index) {
   // Mutations happen only after the walk.
   for (const IAS& buffer : found.buffers_to_set_to_host) {
     if (context_.TraceOn(2)) {

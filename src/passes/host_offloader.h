@@ -13,6 +13,32 @@
 
 namespace hloff {
 
+// A walk of the HostOffloader that reached an entry output in device memory
+// (E1200). XLA stops the pass at the first and rewrites nothing of it; with
+// report_all_output_errors the pass reports it, shows it to
+// PassContext::device_output_walks when that is set, and goes on with the
+// other walks.
+class DeviceOutputWalk {
+ public:
+  virtual ~DeviceOutputWalk() = default;
+  // Makes the walk's rewrite all the same, as for an output in host memory
+  // (host memory spaces, the copies, the MoveToHosts removed), where the pass
+  // stands: the walks after it see the module as they would once the output
+  // is fixed. A second call does nothing. Errors are the pass's.
+  virtual absl::Status Rewrite() = 0;
+};
+
+// Shown each DeviceOutputWalk in the order the pass walks them
+// (PassContext::device_output_walks). The report's (pipeline/BuildReport)
+// rewrites every one, to show what the pipeline inserts once the E1200s are
+// fixed.
+class DeviceOutputWalkObserver {
+ public:
+  virtual ~DeviceOutputWalkObserver() = default;
+  // `walk` lives only during the call; an error ends the pass with it.
+  virtual absl::Status Reached(DeviceOutputWalk& walk) = 0;
+};
+
 class HostOffloader : public HloPass {
  public:
   explicit HostOffloader(const PassContext& context) : context_(context) {}

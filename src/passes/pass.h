@@ -28,6 +28,8 @@
 
 namespace hloff {
 
+class DeviceOutputWalkObserver;  // passes/host_offloader.h
+
 // Options shared by the host-offloading passes.
 struct OffloadOptions {
   // xla_disable_automatic_host_compute_offload.
@@ -39,10 +41,6 @@ struct OffloadOptions {
   bool fix_entry_layout_unless_customized = false;
   // Report every (walk start, output) E1200 instead of stopping at the first.
   bool report_all_output_errors = false;
-  // With report_all_output_errors: still apply the rewrite of a walk that
-  // reached a device output (XLA stops before it), so that what the pipeline
-  // would insert once the fault is fixed can be shown (`report`).
-  bool apply_failing_walks = false;
   // convert-memory-placement-to-internal-annotations prints each annotation's
   // metadata on the MoveToHost / MoveToDevice it creates (XLA's pass does not
   // copy it). For the Python package's partition step, whose round trip
@@ -60,6 +58,10 @@ struct PassContext {
   // When set, HostOffloader adds the index of every entry output that raises
   // E1200, those past the report cap included (what `fix` repairs).
   std::vector<ShapeIndex>* faulty_entry_outputs = nullptr;
+  // When set, HostOffloader shows it each walk that reached an entry output
+  // in device memory (with report_all_output_errors), which it may have
+  // rewritten all the same (passes/host_offloader.h): the report's.
+  DeviceOutputWalkObserver* device_output_walks = nullptr;
   int trace_level = 0;
   std::ostream* trace = nullptr;
   // The JAX pytree path of entry output `index` ("" when unknown), where a

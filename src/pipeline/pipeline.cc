@@ -17,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "analysis/offload_utils.h"
 #include "diag/docs.h"
+#include "passes/host_offloader.h"
 #include "support/file_io.h"
 #include "support/input_files.h"
 #include "support/thread_pool.h"
@@ -220,13 +221,21 @@ PassesRun RunModulePasses(Module& module,
 }
 
 // Shows the report the HostOffloader's input: the module just before the
-// pass runs (ReportBuilder::OffloaderInput).
-class ReportObserver : public PassInstrumentation {
+// pass runs (ReportBuilder::OffloaderInput). And has the rewrite of each walk
+// that reaches an entry output in device memory made all the same, which XLA
+// leaves out: what the pipeline would insert once the fault is fixed is
+// shown.
+class ReportObserver : public PassInstrumentation,
+                       public DeviceOutputWalkObserver {
  public:
   explicit ReportObserver(ReportBuilder& builder) : builder_(builder) {}
 
   void RunBeforePass(absl::string_view pass, Module& module) override {
     if (pass == "host-offloader") builder_.OffloaderInput(module);
+  }
+
+  absl::Status Reached(DeviceOutputWalk& walk) override {
+    return walk.Rewrite();
   }
 
  private:
@@ -539,13 +548,12 @@ absl::StatusOr<Report> BuildReport(std::unique_ptr<Module> module,
   report_options.checkpoint_names = options.checkpoint_names;
   ReportBuilder builder(*module, file, report_options);
   // Every faulty output, and the rewrite of a walk that reaches a device
-  // output applied all the same: what the pipeline would insert once the
-  // fault is fixed is shown.
+  // output made all the same (ReportObserver).
   PassContext context;
   context.options = options.offload;
   context.options.report_all_output_errors = true;
-  context.options.apply_failing_walks = true;
   ReportObserver observer(builder);
+  context.device_output_walks = &observer;
   PassesRun run = RunModulePasses(
       *module, PassesToRun(*module, options, /*named_passes=*/false), context,
       &observer);
