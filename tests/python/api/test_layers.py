@@ -1,5 +1,5 @@
 """The package's modules are layers that import downward only (docs/ARCHITECTURE.md,
-"The Python package"): values and the extension at the bottom, then the JAX front end
+python/): the extension and the values at the bottom, then the JAX front end
 and the XLA side, the input step, the runner, and the entry points (check/fix/report,
 guard, the pytest plugin, the console command) on top. Every import counts, those inside
 functions too, so that no circle hides in a function-local import."""
@@ -13,7 +13,8 @@ PACKAGE = pathlib.Path(hlo_offload.__file__).parent
 
 # Module -> layer. A module imports only modules of lower layers.
 LAYERS = {
-    "_core": 0, "_types": 0,
+    "_core": -1,  # the extension
+    "_types": 0,
     "_sources": 1, "_spmd_partition": 1, "_xla_compile": 1,
     "_partition": 2, "_xla": 2, "_jax": 2,
     "_inputs": 3,
