@@ -1,17 +1,22 @@
 // HLO text and its pieces without a run of the pipeline: byte sizes as
 // --pinned-host-budget spells them, the memory spaces of an entry
 // computation layout (read and set), a module's partitioning, and the bytes
-// of a shape per memory space.
+// of a shape per memory space, and the metadata of one instruction of a
+// dump.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -31,6 +36,27 @@ namespace hloff {
 namespace python {
 
 using namespace nb::literals;
+
+namespace {
+
+// Text of the module as a str, a byte that is not UTF-8 (an escape in a
+// metadata string can make one) shown as U+FFFD.
+nb::str Text(absl::string_view text) {
+  return nb::steal<nb::str>(nb::handle(
+      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace")));
+}
+
+// The first instruction named `name`, in the order of the text.
+const Instruction* FindInstruction(const Module& module, absl::string_view name) {
+  for (const auto& computation : module.computations()) {
+    for (const Instruction* instr : computation->instructions()) {
+      if (instr->name() == name) return instr;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 void BindText(nb::module_& m) {
   m.def("parse_byte_size",
@@ -121,6 +147,41 @@ void BindText(nb::module_& m) {
       "padding of the layout's tiles (shape_util::ByteSizeOf, as XLA's "
       "ShapeUtil::ByteSizeOf with a TPU layout), or, with tiles=False, without it (the "
       "dense size). ValueError when the text is not a shape.");
+  m.def(
+      "instruction_metadata",
+      [](const std::string& text, const std::string& name) -> nb::object {
+        absl::StatusOr<std::unique_ptr<Module>> module;
+        {
+          nb::gil_scoped_release release;
+          ParseOptions options;
+          options.threads =
+              static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+          module = ParseHloModule(text, options);
+        }
+        if (!module.ok()) return nb::none();
+        const Instruction* found = FindInstruction(**module, name);
+        if (found == nullptr) return nb::none();
+        const OpMetadata& metadata = found->metadata();
+        nb::object op_name = nb::none(), file = nb::none();
+        int64_t line = 0;
+        if (!metadata.op_name.empty()) op_name = Text(metadata.op_name);
+        if (std::optional<Module::SourcePosition> position =
+                (*module)->ResolveSource(metadata)) {
+          absl::string_view path = position->file;
+          file = Text(path.substr(path.rfind('/') + 1));
+          line = position->line;
+        }
+        return nb::make_tuple(Text(found->opcode_spelling()), op_name, file, line);
+      },
+      "text"_a, "name"_a,
+      nb::sig("def instruction_metadata(text: str, name: str) "
+              "-> tuple[str, str | None, str | None, int] | None"),
+      "(opcode, op_name, source file, source line) of the instruction `name` of the "
+      "module `text` (an XLA dump), by the parser: its opcode as printed, its "
+      "metadata's op_name (None when it has none) and the user's line, from "
+      "source_file / source_line or the stack-frame tables (the file's base name; None "
+      "and 0 when the metadata has no place); None when the module has no such "
+      "instruction or does not parse.");
   m.attr("MAX_INPUT_BYTES") = kMaxInputBytes;
 }
 

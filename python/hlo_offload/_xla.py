@@ -352,26 +352,6 @@ def host_compute_warnings(log_text: str) -> List[str]:
             if HOST_COMPUTE_RE.search(line)]
 
 
-def _skip_shape(text: str, i: int) -> int:
-    """Index after the shape that starts at text[i] (a tuple shape is parenthesised)."""
-    if text[i] != "(":
-        return text.index(" ", i)
-    depth = 0
-    for j in range(i, len(text)):
-        depth += {"(": 1, ")": -1}.get(text[j], 0)
-        if depth == 0:
-            return j + 1
-    raise ValueError("unbalanced shape: %r" % text[i:i + 80])
-
-
-def _table(hlo_text: str, title: str) -> Dict[str, str]:
-    """{id: rest of line} of one of the printer's tables (FileNames, StackFrames, ...)."""
-    m = re.search(r"^%s\n((?:\d+ .*\n)*)" % title, hlo_text, re.M)
-    if not m:
-        return {}
-    return {key: rest for key, rest in (line.split(" ", 1) for line in m.group(1).splitlines())}
-
-
 class _HostComputeName(TypedDict):
     name: str
 
@@ -388,34 +368,18 @@ class HostCompute(_HostComputeName, total=False):
 
 def instruction_metadata(hlo_text: str, name: str) -> Optional[HostCompute]:
     """{name, opcode, op_name[, source_file, source_line]} of instruction `name` in an XLA
-    dump (HLO text), or None when it is not there."""
-    m = re.search(r"^\s*(?:ROOT\s+)?%?" + re.escape(name) + r" = ", hlo_text, re.M)
-    if not m:
+    dump (HLO text), or None when it is not there (or the dump does not parse), as the
+    core's parser reads it (`_core.instruction_metadata`): the user's line from the
+    metadata's source_file / source_line or from the stack-frame tables."""
+    from . import _core
+    found = _core.instruction_metadata(hlo_text, name)
+    if found is None:
         return None
-    end = hlo_text.find("\n", m.end())
-    line = hlo_text[m.end():end if end >= 0 else len(hlo_text)]
-    op = re.match(r"\s*([\w-]+)\(", line[_skip_shape(line, 0):])
-    meta = re.search(r"metadata=\{([^}]*)\}", line)
-    fields: Dict[str, str] = dict(
-        re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)', meta.group(1))) if meta else {}
-    row: HostCompute = {"name": name, "opcode": op.group(1) if op else None,
-                        "op_name": fields.get("op_name", '""')[1:-1].replace('\\"', '"')
-                        or None}
-    if "source_line" in fields:
-        row["source_file"] = os.path.basename(fields.get("source_file", '""')[1:-1])
-        row["source_line"] = int(fields["source_line"])
-    elif "stack_frame_id" in fields:
-        # A printer with stack-frame tables: the frame's file location has the line.
-        frame = _table(hlo_text, "StackFrames").get(fields["stack_frame_id"], "")
-        location_id = re.search(r"file_location_id=(\d+)", frame)
-        loc = _table(hlo_text, "FileLocations").get(
-            location_id.group(1) if location_id else "", "")
-        file_id = re.search(r"file_name_id=(\d+)", loc)
-        line_no = re.search(r"\bline=(\d+)", loc)
-        if file_id and line_no:
-            names = _table(hlo_text, "FileNames")
-            row["source_file"] = os.path.basename(names.get(file_id.group(1), '""')[1:-1])
-            row["source_line"] = int(line_no.group(1))
+    opcode, op_name, source_file, source_line = found
+    row: HostCompute = {"name": name, "opcode": opcode, "op_name": op_name}
+    if source_file is not None:
+        row["source_file"] = source_file
+        row["source_line"] = source_line
     return row
 
 
