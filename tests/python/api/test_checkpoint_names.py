@@ -7,7 +7,8 @@ computes the offloaded value by its source line and primitive. The programs here
 through real JAX (lowered for TPU on this machine)."""
 import pytest
 
-jax = pytest.importorskip("jax", reason="checkpoint names come from a JAX program's jaxpr")
+jax = pytest.importorskip("jax", reason="checkpoint names come from a JAX program's jaxpr"
+                             " (pip install '.[jax]')")
 import jax.numpy as jnp  # noqa: E402
 from jax.ad_checkpoint import checkpoint_name  # noqa: E402
 

@@ -5,7 +5,8 @@ those codes about them are dropped, as --disable drops them for the whole module
 raises cannot be accepted this way, as they cannot be disabled."""
 import pytest
 
-jax = pytest.importorskip("jax", reason="the inline marker is a JAX named_scope")
+jax = pytest.importorskip("jax", reason="the inline marker is a JAX named_scope"
+                             " (pip install '.[jax]')")
 import jax.numpy as jnp  # noqa: E402
 
 import hlo_offload  # noqa: E402

@@ -15,7 +15,8 @@ import re
 
 import pytest
 
-jax = pytest.importorskip("jax", reason="the JAX program suite needs jax and jaxlib")
+jax = pytest.importorskip("jax", reason="the JAX program suite needs jax and jaxlib"
+                             " (pip install '.[jax]')")
 
 from offload_programs import PROGRAMS  # noqa: E402
 

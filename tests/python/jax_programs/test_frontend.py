@@ -7,7 +7,8 @@ import textwrap
 
 import pytest
 
-jax = pytest.importorskip("jax", reason="the JAX front end's tests need jax and jaxlib")
+jax = pytest.importorskip("jax", reason="the JAX front end's tests need jax and jaxlib"
+                             " (pip install '.[jax]')")
 jnp = pytest.importorskip("jax.numpy")
 
 from jax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402

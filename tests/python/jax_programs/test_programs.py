@@ -19,7 +19,8 @@ import re
 
 import pytest
 
-pytest.importorskip("jax", reason="the JAX program suite needs jax and jaxlib")
+pytest.importorskip("jax", reason="the JAX program suite needs jax and jaxlib"
+                    " (pip install '.[jax]')")
 
 import xla_versions  # noqa: E402
 from offload_programs import CLEAN, E1200, INTERNAL, PROGRAMS, REFUSED  # noqa: E402

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-jax = pytest.importorskip("jax", reason="the programs are JAX programs")
+jax = pytest.importorskip("jax", reason="the programs are JAX programs (pip install '.[jax]')")
 import jax.numpy as jnp  # noqa: E402
 from jax.sharding import AbstractMesh, NamedSharding, PartitionSpec as P  # noqa: E402
 

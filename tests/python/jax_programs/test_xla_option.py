@@ -17,8 +17,9 @@ import collections
 
 import pytest
 
-pytest.importorskip("jax", reason="the JAX program suite needs jax and jaxlib")
-hlo_offload = pytest.importorskip("hlo_offload")
+pytest.importorskip("jax", reason="the JAX program suite needs jax and jaxlib"
+                    " (pip install '.[jax]')")
+hlo_offload = pytest.importorskip("hlo_offload", reason="the package under test (pip install .)")
 
 import xla_versions  # noqa: E402
 from offload_programs import PROGRAMS  # noqa: E402

@@ -82,7 +82,7 @@ def test_live_compile_gives_stored_verdicts(platform, tmp_path):
     import sys
     sys.path.insert(0, str(REPO / "scripts" / "xla_deviceless"))
     import xladl
-    pytest.importorskip("jax", reason="compiling the programs needs jax")
+    pytest.importorskip("jax", reason="compiling the programs needs jax (pip install '.[jax]')")
     if not xladl.installed(platform):
         pytest.skip("%s plugin not installed: %s" % (platform, " ".join(
             xladl.install_command(platform))))

@@ -156,14 +156,28 @@ def test_memory_figures_explained(name):
         assert allocated == temp.ours, (allocated, temp.ours, temp.why)
 
 
-def _libtpu_0052():
-    versions = _xla.installed_versions()
-    return _xla.installed("tpu") and versions.get("libtpu", "").startswith("0.0.52")
+def _libtpu_0052_missing():
+    """Why the live tests cannot compile here, with how to install what they need, or None:
+    they need libtpu 0.0.52, the XLA whose verdicts the suite stores, which goes with jax
+    0.12 (README, 'Supported JAX and XLA versions')."""
+    have = _xla.installed_versions().get("libtpu", "") if _xla.installed("tpu") else ""
+    if have.startswith("0.0.52"):
+        return None
+    found = "libtpu %s is installed" % have if have else "libtpu is not installed"
+    if _jaxlib_partitions_named_shardings():
+        return "needs libtpu 0.0.52 (the suite's XLA); %s: %s -m pip install --no-deps " \
+            "--target %s libtpu==0.0.52" % (found, sys.executable, _xla.pkg_dir("tpu"))
+    return "needs libtpu 0.0.52 (the suite's XLA), which goes with jax 0.12, which this " \
+        "environment does not have: in the Python 3.13 environment, with " \
+        "HLO_OFFLOAD_XLA_PKGS set to a folder of its own, python -m pip install --no-deps " \
+        "--target $HLO_OFFLOAD_XLA_PKGS/tpu libtpu==0.0.52 (README, 'Supported JAX and XLA " \
+        "versions')"
 
 
-@pytest.mark.skipif(not _libtpu_0052(), reason="needs libtpu 0.0.52 (the suite's XLA): the "
-                    "Python 3.13 environment with HLO_OFFLOAD_XLA_PKGS set (README, "
-                    "'Supported JAX and XLA versions')")
+LIVE_XLA_MISSING = _libtpu_0052_missing()
+
+
+@pytest.mark.skipif(LIVE_XLA_MISSING is not None, reason=str(LIVE_XLA_MISSING))
 def test_live_check_and_report_with_xla():
     name = "a_minimal_offloaded_8"
     text = ms.module_text(name)
@@ -241,9 +255,7 @@ def test_console_report_is_per_device_as_report(tmp_path):
         assert 0 < rep.to_json()["host_bytes_in"] < written["host_bytes_in"]
 
 
-@pytest.mark.skipif(not _libtpu_0052(), reason="needs libtpu 0.0.52 (the suite's XLA): the "
-                    "Python 3.13 environment with HLO_OFFLOAD_XLA_PKGS set (README, "
-                    "'Supported JAX and XLA versions')")
+@pytest.mark.skipif(LIVE_XLA_MISSING is not None, reason=str(LIVE_XLA_MISSING))
 def test_console_report_with_xla(tmp_path):
     name = "d_param_host_offload_8"
     path = tmp_path / f"{name}.hlo"
@@ -260,8 +272,12 @@ def test_console_report_with_xla(tmp_path):
     assert figures["host arguments"]["explained"] == figures["host arguments"]["xla"]
 
 
-@pytest.mark.skipif(_jaxlib_partitions_named_shardings() or not _xla.installed("tpu"),
-                    reason="for a jaxlib older than 0.12 with libtpu installed")
+@pytest.mark.skipif(not _xla.installed("tpu"),
+                    reason="XLA's tpu compile-only client is not installed: hlo-offload "
+                    "install-xla tpu")
+@pytest.mark.skipif(_jaxlib_partitions_named_shardings(),
+                    reason="for a jaxlib older than 0.12, whose parser does not read JAX "
+                    "0.12's compact operands; this one reads them")
 def test_old_jaxlib_says_why_it_cannot_compile_a_newer_dump():
     """jaxlib 0.10.2's parser does not read the compact operands (`%x#0`) of JAX 0.12's
     dumps: no verdict, and the reason says to install jax >= 0.12."""

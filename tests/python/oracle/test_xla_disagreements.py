@@ -19,7 +19,8 @@ never a bare name.
 """
 import pytest
 
-pytest.importorskip("jax")
+pytest.importorskip("jax", reason="XLA's parser, the oracle, comes with jaxlib"
+                    " (pip install '.[jax]')")
 
 import xla_oracle  # noqa: E402
 

@@ -20,7 +20,8 @@ renames `f32_` as it parses.
 """
 import pytest
 
-pytest.importorskip("jax")
+pytest.importorskip("jax", reason="XLA's parser, the oracle, comes with jaxlib"
+                    " (pip install '.[jax]')")
 
 import xla_oracle  # noqa: E402
 

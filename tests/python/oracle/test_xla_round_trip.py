@@ -16,7 +16,8 @@ test_xla_disagreements.py for the others):
 """
 import pytest
 
-pytest.importorskip("jax")
+pytest.importorskip("jax", reason="XLA's parser, the oracle, comes with jaxlib"
+                    " (pip install '.[jax]')")
 
 import xla_oracle  # noqa: E402
 

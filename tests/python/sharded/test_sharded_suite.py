@@ -159,7 +159,7 @@ def ours(prog, mesh, backend):
     (once per test session)."""
     key = case_id((prog, mesh, backend))
     if key not in _CHECKED:
-        pytest.importorskip("jax", reason="the programs are JAX programs")
+        pytest.importorskip("jax", reason="the programs are JAX programs (pip install '.[jax]')")
         import hlo_offload
         built = prog.lower_input(mesh, backend)
         _CHECKED[key] = hlo_offload.check(built, platform=backend) \
@@ -281,7 +281,7 @@ LIVE = ("stream_layers_replicated-fsdp8-tpu", "host_reduction-fsdp4-tpu",
 
 @pytest.mark.parametrize("name", LIVE)
 def test_live_compile_gives_the_stored_result(name):
-    pytest.importorskip("jax", reason="compiling the programs needs jax")
+    pytest.importorskip("jax", reason="compiling the programs needs jax (pip install '.[jax]')")
     from hlo_offload import _xla
     prog, mesh, backend = next(c for c in CASES if case_id(c) == name)
     if not _xla.installed(backend):

@@ -25,7 +25,8 @@ import sys
 
 import pytest
 
-pytest.importorskip("jax", reason="the StableHLO front end needs jax and jaxlib")
+pytest.importorskip("jax", reason="the StableHLO front end needs jax and jaxlib"
+                    " (pip install '.[jax]')")
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 REF = REPO / "tests" / "xla-ref" / "jax-0.11.2-cuda13-h200" / "jax_programs"
