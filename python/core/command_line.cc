@@ -6,6 +6,7 @@
 // asked of it with --xla).
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/function.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <new>
 #include <optional>
 #include <string>
@@ -50,8 +52,9 @@ using XlaStepFn = std::function<XlaStepResult(
 // The FrontEnd that calls the Python callables (start and xla_step may be
 // empty: None).
 FrontEnd PythonFrontEnd(ReadsFn reads, ConvertFn convert, StartFn start,
-                        XlaStepFn xla_step) {
+                        XlaStepFn xla_step, std::map<std::string, std::string> help) {
   FrontEnd front_end;
+  front_end.help = std::move(help);
   front_end.reads = [reads = std::move(reads)](const std::string& file,
                                                const FrontEndOptions& options) {
     return reads(file, options);
@@ -90,9 +93,11 @@ FrontEnd PythonFrontEnd(ReadsFn reads, ConvertFn convert, StartFn start,
 // each file. Returns the exit status. The GIL is released, and taken again
 // for each callback.
 int RunCommandLine(const std::vector<std::string>& args, ReadsFn reads,
-                   ConvertFn convert, StartFn start, XlaStepFn xla_step) {
-  FrontEnd front_end = PythonFrontEnd(std::move(reads), std::move(convert),
-                                      std::move(start), std::move(xla_step));
+                   ConvertFn convert, StartFn start, XlaStepFn xla_step,
+                   std::map<std::string, std::string> help) {
+  FrontEnd front_end =
+      PythonFrontEnd(std::move(reads), std::move(convert), std::move(start),
+                     std::move(xla_step), std::move(help));
   int status = 0;
   {
     nb::gil_scoped_release release;
@@ -221,6 +226,7 @@ void BindCommandLine(nb::module_& m) {
   m.def("run_command_line", &RunCommandLine, "args"_a, "reads"_a, "convert"_a,
         nb::arg("start").none() = nb::none(),
         nb::arg("xla_step").none() = nb::none(),
+        "help"_a = std::map<std::string, std::string>(),
         "Runs the hlo-offload command line on args (args[0] is the program's "
         "name) in this process, writing to its standard output and error, "
         "with the console command's options (--platform, --no-partition, "
@@ -231,8 +237,10 @@ void BindCommandLine(nb::module_& m) {
         "file and returns \"\" or the complete text of an error (written "
         "as it is, exit status 2); with --xla, xla_step(command, file, "
         "document, options) (may be None) returns (document, text, "
-        "exit_status, stop) for each file after the run (tool/driver.h "
-        "FrontEnd). Returns the exit status.");
+        "exit_status, stop) for each file after the run; help maps a "
+        "subcommand (\"\" for the command line itself) to the lines added at "
+        "the end of its help (tool/driver.h FrontEnd). Returns the exit "
+        "status.");
 }
 
 }  // namespace python

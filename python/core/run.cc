@@ -295,7 +295,8 @@ void BindRun(nb::module_& m) {
            "A dict per module: name, parse_failed (+ parse_error, parse_line, "
            "parse_column, parse_message), failed, unchanged, fixed_outputs, "
            "fixed_output_paths, the entry layout's leaf memory spaces when the "
-           "module was kept.")
+           "module was kept.",
+           nb::sig("def modules(self) -> list[dict[str, typing.Any]]"))
       .def("diagnostics",
            [](const Outcome& o, const std::string& format, bool several) {
              RequireLive(o);
@@ -314,8 +315,10 @@ void BindRun(nb::module_& m) {
              if (o.input_dropped()) throw nb::value_error("the input was dropped");
              return DiagnosticTexts(o);
            },
-           "(bytes, offsets): each diagnostic as the command line prints it, "
-           "diagnostic i being bytes[offsets[i]:offsets[i+1]].")
+           "(bytes, offsets, folded): each diagnostic as the command line prints "
+           "it, diagnostic i being bytes[offsets[i]:offsets[i+1]]; folded: the "
+           "text with repeated diagnostics folded.",
+           nb::sig("def diagnostic_texts(self) -> tuple[bytes, list[int], bytes]"))
       .def("counts", [](const Outcome& o) { return Counts(o); },
            "(errors, warnings, notes) over every module.")
       .def("drop_input", &Outcome::DropInput,

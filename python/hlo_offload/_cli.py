@@ -51,7 +51,25 @@ def main(argv: Optional[Sequence[str]] = None, *, replace_process: bool = True) 
     sys.stderr.flush()
     return int(_core.run_command_line(["hlo-offload", *args], front_end.reads,
                                       front_end.convert, front_end.start,
-                                      front_end.xla_step))
+                                      front_end.xla_step, _HELP))
+
+
+# What this command adds at the end of each help (the options it parses are in the C++
+# command line's own lists): its subcommand, the files it reads, its default XLA.
+_MLIR_HELP = "A FILE may end in .mlir: StableHLO (JAX's Lowered.as_text()), converted by " \
+    "the JAX front end."
+_XLA_VERSION_HELP = "--xla-version's default here: the installed libtpu and CUDA plugin " \
+    "(hlo_offload._xla.installed_xla_version)."
+_HELP = {
+    "": ("Subcommands of this Python command line (beside the C++ one's):\n"
+         "  install-xla [tpu|cuda]      install XLA's compile-only client for --xla\n"
+         + _MLIR_HELP),
+    "check": f"{_MLIR_HELP}\n{_XLA_VERSION_HELP}",
+    "fix": f"{_MLIR_HELP}\n{_XLA_VERSION_HELP}",
+    "report": f"{_MLIR_HELP}\n{_XLA_VERSION_HELP}",
+    "opt": f"{_MLIR_HELP}\n{_XLA_VERSION_HELP}",
+    "fmt": _MLIR_HELP,
+}
 
 
 def _default_xla_version() -> None:

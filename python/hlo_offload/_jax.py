@@ -189,8 +189,9 @@ _EXCLUDED = False
 
 def _sibling(name: str) -> ModuleType:
     """The package's module `name` (_types: ParseError and its makers; _sources: what a
-    source is), also when this file is loaded on its own, as docs/JAX.md does: then
-    from the file beside it (both import nothing but the standard library)."""
+    source is), also when this file is loaded on its own (without importing jax or the
+    package: tests/python/jax_programs/test_frontend.py): then from the file beside it
+    (_sources imports only the standard library; _types the installed extension)."""
     import importlib
     import importlib.util
     import sys

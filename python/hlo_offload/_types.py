@@ -16,7 +16,10 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from . import _core
+if __package__:
+    from . import _core
+else:  # loaded on its own beside the JAX front end (_jax._sibling): the installed one
+    from hlo_offload import _core
 
 __all__ = [
     "Severity",

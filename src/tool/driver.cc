@@ -5,6 +5,7 @@
 #include "tool/driver.h"
 
 #include <exception>
+#include <map>
 #include <new>
 #include <optional>
 #include <string>
@@ -79,6 +80,20 @@ int RunParsed(const CLI::App& app, const tool::GlobalFlags& globals,
   return kExitUsage;
 }
 
+// The front end's lines at the end of each help (FrontEnd::help).
+void AddFrontEndHelp(CLI::App& app, const tool::Subcommands& subs,
+                     const FrontEnd& front_end) {
+  const std::map<std::string, CLI::App*> by_name = {
+      {"", &app},          {"check", subs.check},   {"opt", subs.opt},
+      {"fmt", subs.fmt},   {"fix", subs.fix},       {"explain", subs.explain},
+      {"report", subs.report}};
+  for (const auto& [name, text] : front_end.help) {
+    auto it = by_name.find(name);
+    if (it == by_name.end() || text.empty()) continue;
+    it->second->footer(it->second->get_footer() + "\n\n" + text);
+  }
+}
+
 // RunTool without its last line of defence against exceptions.
 int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
                 std::ostream& err, const FrontEnd* front_end) {
@@ -89,6 +104,7 @@ int RunToolImpl(const std::vector<std::string>& args, std::ostream& out,
   tool::Subcommands subs = tool::AddSubcommands(app, globals, flags);
   if (front_end != nullptr) {
     tool::AddFrontEndOptions(subs, flags);
+    AddFrontEndHelp(app, subs, *front_end);
     int status = tool::RefuseMisplacedFrontEndOptions(app, args, err);
     if (status >= 0) return status;
   }

@@ -6,6 +6,7 @@
 #define HLO_OFFLOAD_TOOL_DRIVER_H_
 
 #include <functional>
+#include <map>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -90,6 +91,10 @@ struct FrontEnd {
                         const std::string& document,
                         const FrontEndOptions& options)>
       xla_step;
+  // What the front end adds at the end of a help, by subcommand name ("" for
+  // the help of the command line itself): its own subcommands, the inputs it
+  // reads, its defaults. A blank line comes before it.
+  std::map<std::string, std::string> help;
 };
 
 // Runs the tool with `args` (args[0] is the program name), writing to `out`

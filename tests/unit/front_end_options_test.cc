@@ -201,6 +201,23 @@ TEST_F(FrontEndOptionsTest, ThePlainProgramKeepsItsCommandLine) {
   EXPECT_FALSE(absl::StrContains(Run({"opt", "--help"}).out, "--no-partition"));
 }
 
+TEST_F(FrontEndOptionsTest, TheFrontEndsHelpEndsEachHelp) {
+  front_end_.help = {{"", "Subcommands of the front end: install-xla"},
+                     {"check", "A FILE may end in .mlir."},
+                     {"nosuch", "never shown"}};
+  Output top = Run({"--help"});
+  EXPECT_EQ(top.status, 0);
+  EXPECT_TRUE(absl::EndsWith(top.out, "\n\nSubcommands of the front end: install-xla\n"))
+      << top.out;
+  Output check = Run({"check", "--help"});
+  EXPECT_TRUE(absl::EndsWith(check.out, "\n\nA FILE may end in .mlir.\n")) << check.out;
+  EXPECT_TRUE(absl::StrContains(check.out, "Exit status: 0 no error")) << check.out;
+  EXPECT_FALSE(absl::StrContains(Run({"opt", "--help"}).out, "A FILE may end in .mlir."));
+  EXPECT_FALSE(absl::StrContains(top.out + check.out, "never shown"));
+  // The plain program's help is its own.
+  EXPECT_FALSE(absl::StrContains(Run({"check", "--help"}, nullptr).out, ".mlir."));
+}
+
 TEST_F(FrontEndOptionsTest, FilesTheFrontEndLeavesRunAsWithoutIt) {
   fs::path folder = dir_ / "folder";
   fs::create_directory(folder);

@@ -139,7 +139,7 @@ def test_help_names_the_python_options():
     (--platform, --xla, --xla-topology, --no-partition, .mlir files, install-xla)."""
     rc, out, _ = _cli("check", "--help")
     assert rc == 0 and "--pinned-host-budget" in out   # the C++ help
-    assert "--platform tpu|cuda|rocm|cpu" in out and "--xla tpu|cuda" in out
+    assert "--platform PLATFORM" in out and "--xla tpu|cuda" in out and ".mlir" in out
     assert "--xla-topology T" in out
     rc, out, _ = _cli("--help")
     assert rc == 0 and "install-xla [tpu|cuda]" in out

@@ -9,8 +9,12 @@ for the installed jax version.
     python tests/python/outputs/snapshot.py --write    # store the digests anew
     python tests/python/outputs/snapshot.py --dump DIR # every output in full, to diff
 
-Outputs are normalised where they cannot repeat: the partitioner's run time and the
-temporary folder of the decompressed modules.
+Outputs are normalised where they cannot repeat: the partitioner's run time, the
+temporary folder of the decompressed modules, and the folder of this repository (also
+where the stored programs recorded it). The command line's XLA semantics are fixed
+($HLO_OFFLOAD_XLA_VERSION=newest); the API's are the installed XLA's, as .ci/run installs
+it (HLO_OFFLOAD_XLA_PKGS for the Python 3.13 environment), which the stored digests name
+through the jax version.
 """
 
 from __future__ import annotations
@@ -46,9 +50,12 @@ def stored_path() -> pathlib.Path:
     return STORED / f"jax-{version}.json"
 
 
-def inputs(shared: pathlib.Path, scratch: pathlib.Path) -> List[Tuple[str, pathlib.Path]]:
+def inputs(shared: pathlib.Path, scratch: pathlib.Path,
+           quick: bool = False) -> List[Tuple[str, pathlib.Path]]:
     """(name, path) of every input: the corpus's real modules and lit cases, the MaxText
-    suite's modules (decompressed into `scratch`), the stored programs' StableHLO."""
+    suite's modules (decompressed into `scratch`), the stored programs' StableHLO. With
+    `quick`, every corpus file and lit case but a quarter of the StableHLO programs (each
+    console run of one starts jax) and of the 8-chip MaxText steps (each is partitioned)."""
     corpus = shared / "corpus"
     found: List[Tuple[str, pathlib.Path]] = []
     for p in sorted((corpus / "real").iterdir()):
@@ -56,19 +63,31 @@ def inputs(shared: pathlib.Path, scratch: pathlib.Path) -> List[Tuple[str, pathl
             found.append((f"corpus/{p.relative_to(corpus)}", p))
     for p in sorted((corpus / "cases").rglob("*.hlo")):
         found.append((f"corpus/{p.relative_to(corpus)}", p))
-    for p in sorted((REPO / "tests" / "maxtext" / "modules").glob("*.hlo.gz")):
+    steps = sorted((REPO / "tests" / "maxtext" / "modules").glob("*.hlo.gz"))
+    sharded = [p for p in steps if p.name.endswith("_8.hlo.gz")]
+    for p in steps:
+        if quick and p in sharded and sharded.index(p) % 4:
+            continue
         out = scratch / p.name[:-3]
         out.write_bytes(gzip.decompress(p.read_bytes()))
         found.append((f"maxtext/{out.name}", out))
-    for p in sorted((REPO / "tests" / "xla-ref").rglob("lowered.mlir")):
+    for i, p in enumerate(sorted((REPO / "tests" / "xla-ref").rglob("lowered.mlir"))):
+        if quick and i % 4:
+            continue
         found.append((f"xla-ref/{p.parent.relative_to(REPO / 'tests' / 'xla-ref')}.mlir", p))
     return found
 
 
+# A file of this repository named by an absolute path: the checkout's own, and those the
+# stored programs' StableHLO recorded where they were made.
+_REPO_FILE = re.compile(r"/(?:[\w.+-]+/)+?(?=(?:tests/python|scripts/xla_\w+)/)")
+
+
 def _normalise(data: str, scratch: pathlib.Path, shared: pathlib.Path) -> str:
     data = _SECONDS.sub("ran the partitioner in N s", data)
-    return data.replace(str(scratch), "<scratch>").replace(str(shared), "<shared>") \
+    data = data.replace(str(scratch), "<scratch>").replace(str(shared), "<shared>") \
         .replace(str(REPO), "<repo>")
+    return _REPO_FILE.sub("<repo>/", data)
 
 
 def _split(path: pathlib.Path) -> List[str]:
@@ -138,12 +157,13 @@ def api_runs(name: str, path: pathlib.Path) -> List[Tuple[str, Callable[[], str]
 
 
 def snapshot(shared: pathlib.Path, exe: str, console: List[str],
-             dump: Optional[pathlib.Path] = None) -> Dict[str, str]:
-    """Digest (sha256, 16 hex digits) of every output, by '<input> | <run>'."""
+             dump: Optional[pathlib.Path] = None, quick: bool = False) -> Dict[str, str]:
+    """Digest (sha256, 16 hex digits) of every output, by '<input> | <run>' (of the
+    inputs `quick` keeps, see inputs())."""
     out: Dict[str, str] = {}
     with tempfile.TemporaryDirectory() as tmp:
         scratch = pathlib.Path(tmp)
-        found = inputs(shared, scratch)
+        found = inputs(shared, scratch, quick)
         texts: Dict[str, str] = {}
         jobs = [job for name, path in found for job in command_runs(name, path, exe, console)]
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
@@ -166,6 +186,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help="store the digests")
     parser.add_argument("--dump", type=pathlib.Path, help="write every output to DIR")
+    parser.add_argument("--quick", action="store_true",
+                        help="the test's inputs only (see inputs())")
     parser.add_argument("--shared", type=pathlib.Path,
                         default=pathlib.Path(os.environ.get("HLOFF_SHARED_DIR",
                                                             REPO.parent / "shared")))
@@ -175,13 +197,13 @@ def main() -> int:
     if args.dump:
         args.dump.mkdir(parents=True, exist_ok=True)
     digests = snapshot(args.shared, args.exe, [sys.executable, "-m", "hlo_offload"],
-                       args.dump)
+                       args.dump, args.quick)
     if args.write:
         stored_path().write_text(json.dumps(digests, indent=1) + "\n")
         print(f"{len(digests)} digests written to {stored_path()}")
         return 0
     stored = json.loads(stored_path().read_text())
-    moved = sorted(k for k in set(stored) | set(digests) if stored.get(k) != digests.get(k))
+    moved = sorted(k for k in digests if stored.get(k) != digests[k])
     for k in moved:
         print(f"moved: {k}")
     print(f"{len(digests)} outputs, {len(moved)} moved")
