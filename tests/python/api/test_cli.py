@@ -54,7 +54,6 @@ ARGS = [
     ["--list-passes"],
     ["chek", "{hlo}"],
     ["check"],
-    [],
 ]
 
 
@@ -66,6 +65,15 @@ def test_same_as_executable(tmp_path, cli, e1200_text, args):
     expected = _run_program(cli, argv)
     assert _run([sys.executable, "-m", "hlo_offload", *argv]) == expected
     assert _run([_console(), *argv]) == expected
+
+
+def test_usage_is_the_executables_then_the_console_commands_own(cli):
+    """Without a subcommand: the program's usage (exit 2), then what the console command
+    adds (install-xla, .mlir FILEs)."""
+    status, out, err = _run_program(cli, [])
+    for got in (_run([sys.executable, "-m", "hlo_offload"]), _run([_console()])):
+        assert got[0] == status == 2 and got[1] == out
+        assert got[2].startswith(err.rstrip(b"\n")) and b"install-xla [tpu|cuda]" in got[2]
 
 
 def test_stdin(cli, e1200_text):
