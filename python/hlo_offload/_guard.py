@@ -128,10 +128,15 @@ class guard:
         self.on_error = on_error
         self.platform = platform
         from ._runner import Options
-        try:
-            self.options = Options(**check_kwargs)
-        except TypeError as e:
-            raise TypeError(f"guard() takes check()'s options: {e}") from None
+        import dataclasses
+        # check()'s options (fix's strategy and report's max_nodes are not check's).
+        known = {f.name for f in dataclasses.fields(Options)} - {"strategy", "max_nodes",
+                                                                  "platform"}
+        unknown = sorted(set(check_kwargs) - known)
+        if unknown:
+            raise TypeError(f"guard() takes check()'s options ({', '.join(sorted(known))}), "
+                            f"not {', '.join(unknown)}")
+        self.options = Options(**check_kwargs)
         self.check_kwargs = check_kwargs
         self.results: List[Tuple[str, "Result"]] = []
         self._depth = 0
@@ -178,9 +183,10 @@ class guard:
             return
         if self.on_error == "raise":
             raise OffloadCheckError(name, result)
+        from ._runner import user_stacklevel
         warnings.warn(OffloadCheckWarning(
             f"hlo-offload: jit({name}) would not compile on the accelerator:\n{result}"),
-            stacklevel=2)
+            stacklevel=user_stacklevel(("jax.", "jaxlib.")))
 
     def _check(self, original: Callable[..., Any], computation: Any, jaxpr: Any,
                args: Tuple[Any, ...], kwargs: Dict[str, Any], name: str) -> "Result":

@@ -150,7 +150,7 @@ def _set_xla_version(options: "_core.PipelineOptions", xla_version: Optional[str
         raise TypeError(f"xla_version must be a str, not {type(xla_version).__name__}")
     options.xla_version = xla_version
     for note in options.xla_version_notes:
-        warnings.warn(f"hlo-offload: {note}", stacklevel=4)
+        warnings.warn(f"hlo-offload: {note}", stacklevel=user_stacklevel())
 
 
 # JAX platform -> `--backend` (lints/offload_lints.h, TargetBackend): the names
@@ -478,6 +478,20 @@ def _global_bytes_note(written: Input, run_args: "_core.PipelineOptions") -> Opt
         parts.append(f"{label} {value} bytes")
     return ("the report's bytes are per device; the module as written (global shapes, "
             "before partitioning): " + ", ".join(parts))
+
+
+def user_stacklevel(also: Tuple[str, ...] = ()) -> int:
+    """The `stacklevel` of a warning that names the user's line: the first frame outside
+    this package and the modules `also` starts (("jax.",) for a warning raised inside a
+    JAX lowering), counted from the function that calls warnings.warn."""
+    import sys
+    inside = (__name__.rsplit(".", 1)[0] + ".", *also)
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(inside):
+        frame = frame.f_back  # type: ignore[assignment]  # None ends the loop
+        level += 1
+    return level
 
 
 @dataclass(frozen=True)

@@ -194,3 +194,34 @@ def test_guard_partitions_a_sharded_program_as_check_does():
         f.trace(*args).lower(lowering_platforms=("tpu",))
     (_, as_written), = g.results
     assert not [n for n in as_written.notes if "checked as XLA's SPMD" in n]
+
+
+def _unpinned_host_step():
+    from jax.sharding import SingleDeviceSharding
+    host = SingleDeviceSharding(jax.devices()[0], memory_kind="unpinned_host")
+
+    def step(x):
+        return jax.device_put(x * 2.0, host), x + 1.0
+    return jax.jit(step)
+
+
+def test_warnings_name_the_users_line():
+    """guard(on_error="warn")'s warning and check()'s note on an unmeasured XLA version
+    are attributed to the user's line, not to the package's or JAX's frames."""
+    step = _unpinned_host_step()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with hlo_offload.guard(on_error="warn"):
+            step.trace(jnp.ones((8, 128))).lower(lowering_platforms=("tpu",))
+        hlo_offload.check(step, jnp.ones((8, 128)), xla_version="libtpu-0.0.60")
+    assert [pathlib.Path(w.filename).name for w in caught] == ["test_guard.py"] * 2, \
+        [(w.filename, w.lineno, str(w.message)[:60]) for w in caught]
+    assert isinstance(caught[0].message, hlo_offload.OffloadCheckWarning)
+
+
+def test_guard_names_the_options_it_takes():
+    with pytest.raises(TypeError, match=r"guard\(\) takes check\(\)'s options \(.*xla_version"
+                                        r"\), not foo"):
+        hlo_offload.guard(foo=1)
+    with pytest.raises(TypeError, match="not strategy"):
+        hlo_offload.guard(strategy="host-output")
