@@ -100,6 +100,9 @@ class _FrontEnd:
         # file -> the runner's prepared input of it (convert), for xla_step.
         self.prepared: Dict[str, _runner.Prepared] = {}
         self._claimed: Dict[str, bool] = {}
+        # file -> its bytes, read by reads() to see that it needs partitioning, for
+        # convert (the file is read once).
+        self._read: Dict[str, bytes] = {}
 
     def start(self, command: str, options: Any) -> str:
         """The front end's options checked: "" or the error text (exit 2)."""
@@ -122,7 +125,7 @@ class _FrontEnd:
         partitions to partition (asked once per file, and about -o)."""
         if file not in self._claimed:
             self._claimed[file] = file.endswith(_STABLEHLO_SUFFIX) or (
-                self.partition and not options.split_input and _unpartitioned(file))
+                self.partition and not options.split_input and self._unpartitioned(file))
         return self._claimed[file]
 
     def convert(self, file: str, split_input: bool, options: Any) -> "_core.FrontEndInput":
@@ -173,12 +176,14 @@ class _FrontEnd:
         it, with a note saying so; the module as written with a note saying why where the
         partitioner cannot run."""
         converted = _core.FrontEndInput()
-        try:
-            with open(file, "rb") as fh:
-                data = fh.read()
-        except OSError as e:
-            converted.error = f"{file}: {e.strerror or e}"
-            return converted
+        data = self._read.pop(file, None)
+        if data is None:
+            try:
+                with open(file, "rb") as fh:
+                    data = fh.read()
+            except OSError as e:
+                converted.error = f"{file}: {e.strerror or e}"
+                return converted
         written = _inputs.Input(text=data, file=None, path=file)
         inp = _inputs.partitioned(written)
         self.prepared[file] = _runner.Prepared(written=written, inp=inp, xla_backend=None)
@@ -191,6 +196,18 @@ class _FrontEnd:
         converted.locate_in_source = converted.partitioned
         converted.partition_failed = inp.global_shapes
         return converted
+
+    def _unpartitioned(self, file: str) -> bool:
+        """Whether `file` is an HLO module of several partitions that XLA has not
+        partitioned yet (hlo_offload._partition.needs_partitioning), its bytes kept for
+        convert; False for what cannot be read, which the command line reports."""
+        if file == "-":
+            return False
+        data = _inputs.input_text(_inputs.Input(text=None, file=file, path=file))
+        if data is None or _partition.needs_partitioning(data) is None:
+            return False
+        self._read[file] = bytes(data)
+        return True
 
     # -- --xla ---------------------------------------------------------------------------
 
@@ -272,22 +289,6 @@ class _FrontEnd:
             return _runner._memory_of(inp, _runner._run_args(inp))
         except (OSError, ValueError, TypeError):
             return None
-
-
-def _unpartitioned(file: str) -> bool:
-    """Whether `file` is an HLO module of several partitions that XLA has not partitioned
-    yet (hlo_offload._partition.needs_partitioning); False for what cannot be read, which
-    the command line reports."""
-    if file == "-":
-        return False
-    try:
-        if os.path.getsize(file) > _core.MAX_INPUT_BYTES:
-            return False
-        with open(file, "rb") as fh:
-            data = fh.read()
-    except OSError:
-        return False
-    return _partition.needs_partitioning(data) is not None
 
 
 def _install_xla(args: List[str]) -> int:
